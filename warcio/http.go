@@ -1,0 +1,257 @@
+package warcio
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+)
+
+// Errors about the HTTP message inside a record's block.
+var (
+	ErrHTTP    = errors.New("malformed HTTP message")
+	ErrChunked = errors.New("bad chunked transfer encoding")
+)
+
+// MaxHTTPHead bounds the HTTP status line and headers read from a block.
+const MaxHTTPHead = 64 << 10
+
+// HTTPResponse is the head of an HTTP response stored in a WARC block.
+type HTTPResponse struct {
+	Proto      string // "HTTP/1.1"
+	StatusCode int
+	Reason     string // may be empty: real servers omit it
+	Fields     []Field
+	// Head is the exact bytes of the status line, the header lines and the blank
+	// line, as stored: a revisit record's block is exactly these bytes.
+	Head []byte
+}
+
+// Get returns the first header value of that name, compared without regard to case.
+func (h *HTTPResponse) Get(name string) string {
+	for _, f := range h.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// headEnd returns the length of the head (through the blank line) in b, or -1.
+// Lines may end in CRLF or LF alone.
+func headEnd(b []byte) int {
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		line := b[i : i+j]
+		i += j + 1
+		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
+			return i
+		}
+	}
+	return -1
+}
+
+// ParseHTTPResponse parses the head of an HTTP response at the start of b. The
+// status line may lack a reason phrase; header lines may end in LF alone.
+func ParseHTTPResponse(b []byte) (*HTTPResponse, error) {
+	n := headEnd(b)
+	if n < 0 {
+		return nil, fmt.Errorf("%w: no end of headers in the first %d bytes", ErrHTTP, len(b))
+	}
+	head := b[:n]
+	nl := bytes.IndexByte(head, '\n')
+	status := strings.TrimRight(string(head[:nl]), "\r")
+	proto, rest, _ := strings.Cut(status, " ")
+	if !strings.HasPrefix(proto, "HTTP/") {
+		return nil, fmt.Errorf("%w: status line %q", ErrHTTP, status)
+	}
+	codeStr, reason, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+	code, err := strconv.Atoi(codeStr)
+	if err != nil || code < 100 || code > 999 {
+		return nil, fmt.Errorf("%w: status line %q", ErrHTTP, status)
+	}
+	fields, ok := parseFields(head[nl+1:], nil)
+	if !ok {
+		return nil, fmt.Errorf("%w: a header line is neither a field nor a continuation", ErrHTTP)
+	}
+	return &HTTPResponse{Proto: proto, StatusCode: code, Reason: reason, Fields: fields, Head: head}, nil
+}
+
+// Payload is what ReadPayload learned of an HTTP response block.
+type Payload struct {
+	HTTP *HTTPResponse
+	// Digest is "sha1:" + base32 of the payload as stored (the bytes after the HTTP
+	// head, transfer coding included), which is what Heritrix, wget and warcio put
+	// in WARC-Payload-Digest, so a computed digest and a recorded one agree.
+	Digest string
+	Length int64  // payload bytes as stored
+	Body   []byte // the first bytes of the stored payload, up to the keep limit
+	Cut    bool   // Body holds less than the whole payload
+}
+
+// ReadPayload reads an HTTP response block from r: it parses the head, digests the
+// whole payload and keeps its first keep bytes. Memory is bounded by MaxHTTPHead
+// plus keep, whatever the block's size.
+func ReadPayload(r io.Reader, keep int) (*Payload, error) {
+	buf := make([]byte, 0, 32<<10)
+	var resp *HTTPResponse
+	for resp == nil {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if headEnd(buf) >= 0 {
+			var perr error
+			resp, perr = ParseHTTPResponse(buf)
+			if perr != nil {
+				return nil, perr
+			}
+			break
+		}
+		if len(buf) > MaxHTTPHead {
+			return nil, fmt.Errorf("%w: no end of headers in the first %d bytes", ErrHTTP, MaxHTTPHead)
+		}
+		if err == io.EOF {
+			return nil, fmt.Errorf("%w: block ends inside the headers", ErrHTTP)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Copy the head out of buf, so that buf can hold the body.
+	resp.Head = append([]byte(nil), resp.Head...)
+	p := &Payload{HTTP: resp}
+	h := sha1.New()
+	first := buf[len(resp.Head):]
+	h.Write(first)
+	p.Length = int64(len(first))
+	body := make([]byte, 0, min(keep, 256<<10))
+	body = append(body, first[:min(len(first), keep)]...)
+	var tmp [32 << 10]byte
+	for {
+		n, err := r.Read(tmp[:])
+		if n > 0 {
+			h.Write(tmp[:n])
+			p.Length += int64(n)
+			if room := keep - len(body); room > 0 {
+				body = append(body, tmp[:min(n, room)]...)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	p.Digest = "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil))
+	p.Body = body
+	p.Cut = int64(len(body)) < p.Length
+	return p, nil
+}
+
+// Decode returns the payload's entity for analysis: chunked transfer coding removed
+// and gzip, deflate or br content coding decoded, at most max bytes (a bound against
+// compression bombs). The stored bytes never change; this is for reading only. When
+// the chunked framing is broken the stored bytes are used as they are, as browsers
+// and pywb do, and ErrChunked is returned with them.
+func (p *Payload) Decode(max int) ([]byte, error) {
+	body := p.Body
+	var cerr error
+	if strings.Contains(strings.ToLower(p.HTTP.Get("Transfer-Encoding")), "chunked") {
+		if d, err := dechunk(body, !p.Cut); err == nil {
+			body = d
+		} else {
+			cerr = err
+		}
+	}
+	enc := strings.ToLower(strings.TrimSpace(p.HTTP.Get("Content-Encoding")))
+	var zr io.Reader
+	var err error
+	switch enc {
+	case "", "identity", "none":
+	case "gzip", "x-gzip":
+		zr, err = gzip.NewReader(bytes.NewReader(body))
+	case "deflate":
+		// "deflate" is zlib-wrapped by the standard, raw deflate by some servers.
+		if zr, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
+			zr, err = flate.NewReader(bytes.NewReader(body)), nil
+		}
+	case "br":
+		zr = brotli.NewReader(bytes.NewReader(body))
+	default:
+		return limit(body, max), fmt.Errorf("unknown Content-Encoding %q", enc)
+	}
+	if err != nil {
+		return limit(body, max), fmt.Errorf("Content-Encoding %s: %w", enc, err)
+	}
+	if zr != nil {
+		var out bytes.Buffer
+		_, derr := io.Copy(&out, io.LimitReader(zr, int64(max)))
+		if out.Len() == 0 && derr != nil {
+			return limit(body, max), fmt.Errorf("Content-Encoding %s: %w", enc, derr)
+		}
+		// A cut or damaged stream still yields the text decoded so far.
+		return out.Bytes(), cerr
+	}
+	return limit(body, max), cerr
+}
+
+func limit(b []byte, max int) []byte {
+	if len(b) > max {
+		return b[:max]
+	}
+	return b
+}
+
+// dechunk removes chunked transfer coding (RFC 9112 Sec. 7.1). complete says the
+// input is the whole body; otherwise it may stop inside a chunk.
+func dechunk(b []byte, complete bool) ([]byte, error) {
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			if complete {
+				return nil, fmt.Errorf("%w: no chunk size line", ErrChunked)
+			}
+			return out, nil
+		}
+		line := strings.TrimSpace(string(b[:nl]))
+		if i := strings.IndexByte(line, ';'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		size, err := strconv.ParseUint(line, 16, 63)
+		if err != nil {
+			return nil, fmt.Errorf("%w: chunk size %q", ErrChunked, line)
+		}
+		b = b[nl+1:]
+		if size == 0 {
+			return out, nil
+		}
+		if uint64(len(b)) < size {
+			if complete {
+				return nil, fmt.Errorf("%w: chunk of %d bytes has %d", ErrChunked, size, len(b))
+			}
+			return append(out, b...), nil
+		}
+		out = append(out, b[:size]...)
+		b = b[size:]
+		b = bytes.TrimPrefix(b, []byte("\r"))
+		b = bytes.TrimPrefix(b, []byte("\n"))
+	}
+	// A body cut before its last chunk is common in real crawls; what came is kept.
+	return out, nil
+}

@@ -1,0 +1,749 @@
+package warcio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Kind says what a [Record] holds.
+type Kind uint8
+
+const (
+	KindWARC    Kind = iota // a WARC record
+	KindARC                 // an ARC record (its header line is given as synthetic fields)
+	KindDamaged             // bytes a lenient Reader could not read as a record; see Record.Err
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindWARC:
+		return "warc"
+	case KindARC:
+		return "arc"
+	case KindDamaged:
+		return "damaged"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Record is one record of a WARC or ARC file.
+type Record struct {
+	Kind   Kind
+	Header Header
+	// Offset is where the record starts in the file: for compressed input the offset
+	// of the gzip member it starts in (exact for CDX when the member holds only this
+	// record), otherwise the offset of its first byte.
+	Offset int64
+	// PlainOffset is the offset of the record's first byte in the decompressed stream.
+	PlainOffset int64
+	// ContentLength is the declared length of the block.
+	ContentLength int64
+	// Err says what was wrong with a KindDamaged record, or with a record whose
+	// block turned out short (a *ParseError).
+	Err error
+	// Raw holds the record's exact input bytes once the record is complete
+	// (after [Reader.Finish] or the next Next), when the Reader keeps them.
+	Raw *Raw
+}
+
+// ID is the record's WARC-Record-ID, or "" for ARC and damaged records.
+func (r *Record) ID() string { return r.Header.Get("WARC-Record-ID") }
+
+// Type is the record's WARC-Type, or "" for ARC and damaged records.
+func (r *Record) Type() string {
+	if r.Kind != KindWARC {
+		return ""
+	}
+	return r.Header.Get("WARC-Type")
+}
+
+// Raw is the exact bytes a record had in the input.
+type Raw struct {
+	// Plain is the record's bytes in the decompressed stream, from its first byte
+	// through the newlines that followed its block. For a damaged region of the
+	// compressed file it is nil or the part that could be decompressed.
+	Plain *Spool
+	// File is the record's bytes as stored in the file when they form a whole:
+	// the gzip member that held only this record, or a damaged region of the file.
+	// Nil otherwise (plain input, or a member shared by several records).
+	File *Spool
+	// Size is the number of bytes the record takes in the file: len(File) when File
+	// is set, else the length of Plain.
+	Size int64
+}
+
+// Release removes the spools' temporary files. The Raw must not be used after.
+func (r *Raw) Release() {
+	if r == nil {
+		return
+	}
+	if r.Plain != nil {
+		r.Plain.Close()
+	}
+	if r.File != nil {
+		r.File.Close()
+	}
+}
+
+const (
+	maxHeader   = 1 << 20 // a longer WARC header block is an error, not a memory sink
+	srcBufSize  = 64 << 10
+	fileBufSize = 256 << 10
+)
+
+// Reader reads records from a WARC or ARC file, plain or gzip-compressed.
+type Reader struct {
+	// KeepRaw makes the Reader keep each record's exact input bytes in Record.Raw.
+	KeepRaw bool
+	// Lenient makes the Reader return damaged input as KindDamaged records instead
+	// of stopping with an error.
+	Lenient bool
+	// SpoolMemory is how many bytes of a record's raw bytes are kept in memory before
+	// a temporary file in TempDir is used. Zero means DefaultSpoolMemory.
+	SpoolMemory int
+	TempDir     string
+
+	name    string
+	cnt     counter
+	fbr     *bufio.Reader
+	gz      *gzip.Reader
+	gzipped bool
+	src     *bufio.Reader
+	arc     bool // ARC format, decided at the first record
+
+	plainPos     int64
+	memberStart  int64
+	memberDone   bool // the current gzip member has ended; a new one must be opened
+	memberRecs   int  // records started in the current member
+	memberSpool  *Spool
+	started      bool
+	cur          *Record
+	remaining    int64
+	finished     bool
+	plain        *Spool
+	recAloneGzip bool
+	fileSpool    *Spool  // the member of a record that was alone in it
+	pending      *Record // a damaged record to return from the next Next
+	err          error
+}
+
+// counter counts bytes read from the file and, while tee is set, copies them to it:
+// that is how a gzip member's compressed bytes are kept for byte-exact copying.
+type counter struct {
+	r   io.Reader
+	n   int64
+	tee *Spool
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.tee != nil && n > 0 {
+		c.tee.Write(p[:n])
+	}
+	return n, err
+}
+
+// NewReader returns a Reader of r. name is used in error messages (a file name).
+// Compression is detected from the first bytes.
+func NewReader(r io.Reader, name string) *Reader {
+	rd := &Reader{name: name}
+	rd.cnt.r = r
+	rd.fbr = bufio.NewReaderSize(&rd.cnt, fileBufSize)
+	return rd
+}
+
+func (r *Reader) spool() *Spool {
+	lim := r.SpoolMemory
+	if lim <= 0 {
+		lim = DefaultSpoolMemory
+	}
+	return NewSpool(lim, r.TempDir)
+}
+
+func (r *Reader) fileOffset() int64 { return r.cnt.n - int64(r.fbr.Buffered()) }
+
+func (r *Reader) perr(off int64, id string, err error) *ParseError {
+	return &ParseError{File: r.name, Offset: off, Plain: r.plainPos, RecordID: id, Err: err}
+}
+
+func (r *Reader) start() error {
+	r.started = true
+	magic, err := r.fbr.Peek(2)
+	if err != nil && len(magic) == 0 {
+		if err == io.EOF {
+			return io.EOF
+		}
+		return r.perr(0, "", err)
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		r.gzipped = true
+		r.memberDone = true
+		r.src = bufio.NewReaderSize(nil, srcBufSize)
+		return nil
+	}
+	r.src = r.fbr
+	return nil
+}
+
+// openMember starts the next gzip member. It returns io.EOF at a clean end of file.
+func (r *Reader) openMember() error {
+	r.memberStart = r.fileOffset()
+	r.memberRecs = 0
+	if r.KeepRaw {
+		s := r.spool()
+		if n := r.fbr.Buffered(); n > 0 {
+			b, _ := r.fbr.Peek(n)
+			s.Write(b)
+		}
+		r.memberSpool = s
+		r.cnt.tee = s
+	}
+	var err error
+	if r.gz == nil {
+		r.gz, err = gzip.NewReader(r.fbr)
+	} else {
+		err = r.gz.Reset(r.fbr)
+	}
+	if err != nil {
+		if err == io.EOF && r.fileOffset() == r.memberStart {
+			r.dropMemberSpool()
+			return io.EOF
+		}
+		return r.perr(r.memberStart, "", fmt.Errorf("%w: %v", ErrGzip, err))
+	}
+	// Reset turns multistream back on: one member at a time is how member
+	// boundaries, and so exact offsets and byte-exact copies, are known.
+	r.gz.Multistream(false)
+	r.src.Reset(r.gz)
+	r.memberDone = false
+	return nil
+}
+
+func (r *Reader) dropMemberSpool() {
+	r.cnt.tee = nil
+	if r.memberSpool != nil {
+		r.memberSpool.Close()
+		r.memberSpool = nil
+	}
+}
+
+// Next advances to the next record and returns it; io.EOF at the end of input.
+// Bytes of the previous record not read by the caller are skipped.
+func (r *Reader) Next() (*Record, error) {
+	if r.cur != nil && !r.finished && r.err == nil {
+		if _, err := r.Finish(); err != nil {
+			return nil, err
+		}
+	}
+	if r.pending != nil {
+		// A damaged record found while finishing the previous one.
+		rec := r.pending
+		r.pending = nil
+		r.cur, r.finished = rec, true
+		return rec, nil
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.cur, r.finished = nil, false
+	if !r.started {
+		if err := r.start(); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	rec, err := r.next()
+	if err == nil || err == io.EOF || !r.Lenient {
+		if err != nil {
+			r.err = err
+		}
+		return rec, err
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		r.err = err
+		return nil, err
+	}
+	if errors.Is(err, ErrGzip) {
+		return r.damagedRest(pe), nil
+	}
+	return r.resync(pe), nil
+}
+
+func (r *Reader) next() (*Record, error) {
+	r.plain = nil
+	for {
+		if r.gzipped && r.memberDone {
+			if err := r.openMember(); err != nil {
+				return nil, err
+			}
+		}
+		b, err := r.src.Peek(1)
+		if err == io.EOF {
+			if r.gzipped {
+				r.memberDone = true
+				r.dropMemberSpool()
+				continue
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, r.gzErr(err)
+		}
+		if b[0] != '\r' && b[0] != '\n' {
+			break
+		}
+		// Blank lines before a record are kept with it, so pass-through is exact.
+		if r.KeepRaw && r.plain == nil {
+			r.plain = r.spool()
+		}
+		r.src.Discard(1)
+		r.plainPos++
+		if r.plain != nil {
+			r.plain.Write(b[:1])
+		}
+	}
+	if r.KeepRaw && r.plain == nil {
+		r.plain = r.spool()
+	}
+	rec := &Record{Offset: r.memberStart, PlainOffset: r.plainPos}
+	if !r.gzipped {
+		rec.Offset = r.plainPos
+	}
+	r.recAloneGzip = r.gzipped && r.memberRecs == 0
+	r.memberRecs++
+	if r.memberRecs > 1 {
+		// Several records share this member: it cannot be copied per record.
+		r.dropMemberSpool()
+	}
+	head, err := r.src.Peek(5)
+	if err != nil && err != io.EOF {
+		return nil, r.gzErr(err)
+	}
+	if !r.arc && bytes.Equal(head, []byte("WARC/")) {
+		return r.readWARCHeader(rec)
+	}
+	if rec.PlainOffset == 0 || r.arc {
+		if p, _ := r.src.Peek(11); string(p) == "filedesc://" {
+			r.arc = true
+		}
+		if r.arc {
+			return r.readARCHeader(rec)
+		}
+	}
+	return nil, r.junk(rec)
+}
+
+func (r *Reader) gzErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.perr(r.memberStart, "", fmt.Errorf("%w: truncated member", ErrGzip))
+	}
+	return r.perr(r.memberStart, "", fmt.Errorf("%w: %v", ErrGzip, err))
+}
+
+// junk reports bytes that start no record.
+func (r *Reader) junk(rec *Record) error {
+	p, _ := r.src.Peek(16)
+	return &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset,
+		Err: fmt.Errorf("%w: %q", ErrNoMagic, p)}
+}
+
+// readLine reads one line (through '\n' or to the end of the stream), capturing it.
+func (r *Reader) readLine(dst []byte) ([]byte, error) {
+	for {
+		line, err := r.src.ReadSlice('\n')
+		dst = append(dst, line...)
+		r.plainPos += int64(len(line))
+		if r.plain != nil {
+			r.plain.Write(line)
+		}
+		if err == bufio.ErrBufferFull {
+			if len(dst) > maxHeader {
+				return dst, ErrHeaderTooLong
+			}
+			continue
+		}
+		return dst, err
+	}
+}
+
+func (r *Reader) readWARCHeader(rec *Record) (*Record, error) {
+	var buf []byte
+	start := 0
+	for {
+		var err error
+		n := len(buf)
+		buf, err = r.readLine(buf)
+		line := buf[n:]
+		if err != nil && err != io.EOF {
+			if err == ErrHeaderTooLong {
+				return nil, &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, Err: err}
+			}
+			return nil, r.gzErr(err)
+		}
+		if n == 0 {
+			start = len(buf)
+		}
+		if n > 0 && (len(line) == 0 || isBlank(line)) {
+			if len(line) == 0 {
+				return nil, &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset,
+					Err: fmt.Errorf("%w: header not terminated by a blank line", ErrHeader)}
+			}
+			break
+		}
+		if err == io.EOF {
+			return nil, &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset,
+				Err: fmt.Errorf("%w: header not terminated by a blank line", ErrHeader)}
+		}
+		if len(buf) > maxHeader {
+			return nil, &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, Err: ErrHeaderTooLong}
+		}
+	}
+	rec.Kind = KindWARC
+	rec.Header.Version = strings.TrimSpace(string(buf[:start]))
+	var ok bool
+	rec.Header.Fields, ok = parseFields(buf[start:], nil)
+	id := rec.Header.Get("WARC-Record-ID")
+	pe := func(err error) error {
+		return &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, RecordID: id, Err: err}
+	}
+	switch rec.Header.Version {
+	case "WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1":
+	default:
+		return nil, pe(fmt.Errorf("%w: %q", ErrVersion, rec.Header.Version))
+	}
+	if !ok {
+		return nil, pe(fmt.Errorf("%w: a line is neither a field nor a continuation", ErrHeader))
+	}
+	cl, err := strconv.ParseInt(rec.Header.Get("Content-Length"), 10, 64)
+	if err != nil || cl < 0 {
+		return nil, pe(fmt.Errorf("%w: %q", ErrLength, rec.Header.Get("Content-Length")))
+	}
+	rec.ContentLength = cl
+	r.cur, r.remaining = rec, cl
+	return rec, nil
+}
+
+// readARCHeader reads an ARC record's header line: "URL IP date content-type length"
+// (version 1) or the longer version 2 line; the length is always the last field and
+// the URL may contain spaces, so the line is split from the right.
+func (r *Reader) readARCHeader(rec *Record) (*Record, error) {
+	line, err := r.readLine(nil)
+	if err != nil && err != io.EOF {
+		if err == ErrHeaderTooLong {
+			return nil, &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, Err: err}
+		}
+		return nil, r.gzErr(err)
+	}
+	f := strings.Fields(strings.TrimRight(string(line), "\r\n"))
+	pe := func(what string) error {
+		return &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset,
+			Err: fmt.Errorf("%w: ARC header %s: %q", ErrHeader, what, strings.TrimSpace(string(line)))}
+	}
+	if len(f) < 5 {
+		return nil, pe("has fewer than 5 fields")
+	}
+	cl, perr := strconv.ParseInt(f[len(f)-1], 10, 64)
+	if perr != nil || cl < 0 {
+		return nil, pe("has no valid length")
+	}
+	rec.Kind = KindARC
+	rec.Header.Version = "ARC"
+	n := len(f)
+	rec.Header.Fields = []Field{
+		{"URL", strings.Join(f[:n-4], " ")},
+		{"IP-Address", f[n-4]},
+		{"Archive-Date", f[n-3]},
+		{"Content-Type", f[n-2]},
+		{"Archive-Length", f[n-1]},
+	}
+	if n >= 10 && len(f[n-8]) == 14 { // version 2: URL IP date type code checksum location offset name length
+		rec.Header.Fields = []Field{
+			{"URL", strings.Join(f[:n-9], " ")},
+			{"IP-Address", f[n-9]},
+			{"Archive-Date", f[n-8]},
+			{"Content-Type", f[n-7]},
+			{"Archive-Length", f[n-1]},
+		}
+	}
+	rec.ContentLength = cl
+	r.cur, r.remaining = rec, cl
+	return rec, nil
+}
+
+// Read reads from the current record's block. It returns io.EOF at the end of the
+// block, and a *ParseError wrapping ErrTruncated if the input ends first.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil || r.finished {
+		return 0, io.EOF
+	}
+	if r.remaining <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.remaining {
+		p = p[:r.remaining]
+	}
+	n, err := r.src.Read(p)
+	r.remaining -= int64(n)
+	r.plainPos += int64(n)
+	if r.plain != nil && n > 0 {
+		r.plain.Write(p[:n])
+	}
+	if err == io.EOF && r.remaining > 0 {
+		if r.gzipped {
+			// The block goes on in the next member (real files do this): the
+			// decompressed stream is what defines the record.
+			r.recAloneGzip = false
+			r.dropMemberSpool()
+			if oerr := r.openMember(); oerr == nil {
+				r.memberRecs = 1
+				r.dropMemberSpool()
+				return n, nil
+			} else if oerr != io.EOF {
+				return n, oerr
+			}
+		}
+		return n, r.truncated()
+	}
+	if err != nil && err != io.EOF {
+		return n, r.gzErr(err)
+	}
+	return n, nil
+}
+
+func (r *Reader) truncated() error {
+	return &ParseError{File: r.name, Offset: r.cur.Offset, Plain: r.cur.PlainOffset, RecordID: r.cur.ID(),
+		Err: fmt.Errorf("%w: %d of %d bytes missing", ErrTruncated, r.remaining, r.cur.ContentLength)}
+}
+
+// Finish completes the current record: it skips what is left of the block and the
+// newlines after it, and returns the record's raw bytes (nil without KeepRaw). In
+// lenient mode a record whose block was short is returned as KindDamaged.
+func (r *Reader) Finish() (*Raw, error) {
+	if r.cur == nil {
+		return nil, errors.New("warcio: Finish without a current record")
+	}
+	if r.finished {
+		return r.cur.Raw, nil
+	}
+	rec := r.cur
+	var buf [32 << 10]byte
+	for r.remaining > 0 {
+		_, err := r.Read(buf[:])
+		if err != nil && err != io.EOF {
+			return r.finishDamaged(rec, err)
+		}
+	}
+	// The record ends at the next byte that is not a newline. Newlines are kept
+	// with this record, so that copying it reproduces the input exactly.
+	for {
+		b, err := r.src.Peek(1)
+		if err == io.EOF {
+			if r.gzipped {
+				r.memberDone = true
+				r.endMember(rec)
+			}
+			break
+		}
+		if err != nil {
+			return r.finishDamaged(rec, r.gzErr(err))
+		}
+		if b[0] != '\r' && b[0] != '\n' {
+			// Another record (or junk, which the next Next reports) follows in
+			// the same member: the member is not this record's alone.
+			r.dropMemberSpool()
+			break
+		}
+		r.src.Discard(1)
+		r.plainPos++
+		if r.plain != nil {
+			r.plain.Write(b[:1])
+		}
+	}
+	r.finished = true
+	r.setRaw(rec)
+	return rec.Raw, nil
+}
+
+// startsRecord reports whether the stream is at the start of a record.
+func (r *Reader) startsRecord() bool {
+	p, _ := r.src.Peek(5)
+	return string(p) == "WARC/" || r.arc
+}
+
+// endMember is called when the member ends right after rec: if rec was the
+// member's only record, its compressed bytes are exactly the member.
+func (r *Reader) endMember(rec *Record) {
+	if !r.recAloneGzip || r.memberSpool == nil {
+		r.dropMemberSpool()
+		return
+	}
+	r.cnt.tee = nil
+	s := r.memberSpool
+	s.Truncate(s.Len() - int64(r.fbr.Buffered()))
+	r.fileSpool = s
+	r.memberSpool = nil
+}
+
+func (r *Reader) takeFile() *Spool {
+	s := r.fileSpool
+	r.fileSpool = nil
+	return s
+}
+
+func (r *Reader) setRaw(rec *Record) {
+	if !r.KeepRaw {
+		r.fileSpool = nil
+		return
+	}
+	raw := &Raw{Plain: r.plain, File: r.takeFile()}
+	switch {
+	case raw.File != nil:
+		raw.Size = raw.File.Len()
+	case raw.Plain != nil:
+		raw.Size = raw.Plain.Len()
+	}
+	rec.Raw = raw
+	r.plain = nil
+}
+
+// finishDamaged turns the current record into a damaged one after err. In strict
+// mode err is returned and stays.
+func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
+	if !r.Lenient {
+		r.err = err
+		return nil, err
+	}
+	r.finished = true
+	rec.Kind, rec.Err = KindDamaged, err
+	if errors.Is(err, ErrGzip) {
+		if r.recAloneGzip && r.memberSpool != nil {
+			// The member began with this record: the rest of the file from the
+			// member start is one damaged region, kept as stored.
+			if r.plain != nil {
+				r.plain.Reset()
+				r.plain = nil
+			}
+			s := r.memberSpool
+			r.memberSpool = nil
+			r.fileSpool = r.drainFile(s)
+			r.setRaw(rec)
+			r.err = io.EOF
+			return rec.Raw, nil
+		}
+		// What was decompressed of this record is kept as it is; the undecodable
+		// rest of the file follows as a second damaged record.
+		var pe *ParseError
+		errors.As(err, &pe)
+		r.setRaw(rec)
+		r.pending = r.damagedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
+		r.cur, r.finished = rec, true
+		return rec.Raw, nil
+	}
+	if r.gzipped {
+		r.memberDone = true
+		r.endMember(rec)
+	}
+	r.setRaw(rec)
+	return rec.Raw, nil
+}
+
+// drainFile copies the rest of the file into s (a new spool if s is nil, nothing
+// without KeepRaw) and returns the spool.
+func (r *Reader) drainFile(s *Spool) *Spool {
+	if s == nil && r.KeepRaw {
+		s = r.spool()
+		if n := r.fbr.Buffered(); n > 0 {
+			b, _ := r.fbr.Peek(n)
+			s.Write(b)
+		}
+	}
+	r.cnt.tee = s
+	io.Copy(io.Discard, r.fbr)
+	r.cnt.tee = nil
+	return s
+}
+
+// damagedRest returns the rest of a compressed file that could not be decompressed
+// as one damaged record holding the stored bytes; the Reader then ends.
+func (r *Reader) damagedRest(pe *ParseError) *Record {
+	off := r.fileOffset()
+	var s *Spool
+	if r.memberSpool != nil && r.memberRecs <= 1 {
+		off, s = r.memberStart, r.memberSpool
+		r.memberSpool = nil
+	}
+	rec := &Record{Kind: KindDamaged, Offset: off, PlainOffset: r.plainPos, Err: pe}
+	pe.Offset = off
+	if r.plain != nil {
+		r.plain.Reset()
+		r.plain = nil
+	}
+	r.fileSpool = r.drainFile(s)
+	r.setRaw(rec)
+	r.cur, r.finished = rec, true
+	r.err = io.EOF
+	return rec
+}
+
+// resync skips bytes that are not a record, up to the next line that starts with
+// "WARC/" or the end of the gzip member, and returns them as a damaged record.
+func (r *Reader) resync(pe *ParseError) *Record {
+	rec := &Record{Kind: KindDamaged, Offset: pe.Offset, PlainOffset: pe.Plain, Err: pe}
+	if r.KeepRaw && r.plain == nil {
+		r.plain = r.spool()
+	}
+	first := r.plainPos == pe.Plain
+	for {
+		if !first {
+			p, err := r.src.Peek(5)
+			if string(p) == "WARC/" {
+				r.dropMemberSpool()
+				break
+			}
+			if err == io.EOF && len(p) == 0 {
+				if r.gzipped {
+					r.memberDone = true
+					r.endMember(rec)
+				}
+				break
+			}
+			if err != nil && err != io.EOF {
+				return r.resyncFailed(rec, err)
+			}
+		}
+		first = false
+		if _, err := r.readLine(nil); err != nil && err != io.EOF && err != ErrHeaderTooLong {
+			return r.resyncFailed(rec, err)
+		}
+	}
+	r.setRaw(rec)
+	r.cur, r.finished = rec, true
+	return rec
+}
+
+func (r *Reader) resyncFailed(rec *Record, err error) *Record {
+	r.setRaw(rec)
+	r.pending = r.damagedRest(r.gzErr(err).(*ParseError))
+	r.cur, r.finished = rec, true
+	return rec
+}
+
+// isBlank reports whether a header line is empty: only CR and LF bytes. Some
+// writers end lines with CR CR LF (pywb's missing-status-text.warc does).
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,142 @@
+package warcio
+
+import (
+	"io"
+	"os"
+)
+
+// DefaultSpoolMemory is how many bytes of one record a [Spool] keeps in memory
+// before it moves to a temporary file. Most web pages are far smaller; a video
+// record is not, and must not cost its size in RAM.
+const DefaultSpoolMemory = 1 << 20
+
+// Spool holds a byte sequence that may be large: in memory up to a limit, then in
+// a temporary file. It is how a record's exact input bytes wait, with bounded
+// memory, until the decision about the record is made.
+type Spool struct {
+	mem   []byte
+	f     *os.File
+	n     int64
+	limit int
+	dir   string
+	err   error
+}
+
+// NewSpool returns an empty spool keeping up to limit bytes in memory and the rest
+// in a temporary file in dir ("" for the system default).
+func NewSpool(limit int, dir string) *Spool {
+	return &Spool{limit: limit, dir: dir}
+}
+
+// Len is the number of bytes written.
+func (s *Spool) Len() int64 { return s.n }
+
+// Write appends p. Errors from the temporary file are sticky.
+func (s *Spool) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.f == nil && len(s.mem)+len(p) <= s.limit {
+		s.mem = append(s.mem, p...)
+		s.n += int64(len(p))
+		return len(p), nil
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "warcdedup-spool-*")
+		if err != nil {
+			s.err = err
+			return 0, err
+		}
+		s.f = f
+		if _, err := f.Write(s.mem); err != nil {
+			s.err = err
+			return 0, err
+		}
+		s.mem = s.mem[:0]
+	}
+	n, err := s.f.Write(p)
+	s.n += int64(n)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// Bytes returns the contents when they are held in memory, and false otherwise.
+// The slice is valid until the next Write, Truncate or Close.
+func (s *Spool) Bytes() ([]byte, bool) {
+	if s.f != nil {
+		return nil, false
+	}
+	return s.mem, true
+}
+
+// Truncate shortens the spool to n bytes (n <= Len).
+func (s *Spool) Truncate(n int64) error {
+	if n >= s.n {
+		return nil
+	}
+	s.n = n
+	if s.f == nil {
+		s.mem = s.mem[:n]
+		return nil
+	}
+	if err := s.f.Truncate(n); err != nil {
+		return err
+	}
+	_, err := s.f.Seek(n, io.SeekStart)
+	return err
+}
+
+// WriteTo copies the contents to w.
+func (s *Spool) WriteTo(w io.Writer) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.f == nil {
+		n, err := w.Write(s.mem)
+		return int64(n), err
+	}
+	return io.Copy(w, io.NewSectionReader(s.f, 0, s.n))
+}
+
+// NewReader returns a reader of the contents.
+func (s *Spool) NewReader() io.Reader {
+	if s.f == nil {
+		return &memReader{b: s.mem}
+	}
+	return io.NewSectionReader(s.f, 0, s.n)
+}
+
+type memReader struct{ b []byte }
+
+func (m *memReader) Read(p []byte) (int, error) {
+	if len(m.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b)
+	m.b = m.b[n:]
+	return n, nil
+}
+
+// Reset empties the spool for reuse, removing any temporary file.
+func (s *Spool) Reset() {
+	s.Close()
+	s.mem = s.mem[:0]
+	s.n = 0
+	s.err = nil
+}
+
+// Close removes the temporary file, if any.
+func (s *Spool) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	name := s.f.Name()
+	err := s.f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
+}
