@@ -15,6 +15,7 @@ var (
 	ErrGzip          = errors.New("damaged gzip member")
 	ErrJunk          = errors.New("unexpected bytes between records")
 	ErrHeaderTooLong = errors.New("record header too long")
+	ErrDigest        = errors.New("block does not match its digest")
 )
 
 // ParseError reports where and how input could not be read.

@@ -111,7 +111,7 @@ func parseFields(lines []byte, dst []Field) ([]Field, bool) {
 		} else {
 			line, lines = lines, nil
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		line = bytes.TrimRight(line, "\r")
 		if len(line) == 0 {
 			continue
 		}

@@ -109,6 +109,10 @@ type Reader struct {
 	// a temporary file in TempDir is used. Zero means DefaultSpoolMemory.
 	SpoolMemory int
 	TempDir     string
+	// VerifyDigests checks each block against its WARC-Block-Digest (sha1, sha256
+	// or md5, base32 or hex). A mismatch is an error wrapping ErrDigest; in lenient
+	// mode it is set as Record.Err and the record is returned as it is.
+	VerifyDigests bool
 
 	name    string
 	cnt     counter
@@ -129,6 +133,7 @@ type Reader struct {
 	finished     bool
 	plain        *Spool
 	recAloneGzip bool
+	digest       blockDigest
 	fileSpool    *Spool  // the member of a record that was alone in it
 	pending      *Record // a damaged record to return from the next Next
 	err          error
@@ -328,7 +333,7 @@ func (r *Reader) next() (*Record, error) {
 	if err != nil && err != io.EOF {
 		return nil, r.gzErr(err)
 	}
-	if !r.arc && bytes.Equal(head, []byte("WARC/")) {
+	if !r.arc && isWARCMagic(head) {
 		return r.readWARCHeader(rec)
 	}
 	if rec.PlainOffset == 0 || r.arc {
@@ -415,7 +420,7 @@ func (r *Reader) readWARCHeader(rec *Record) (*Record, error) {
 	pe := func(err error) error {
 		return &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, RecordID: id, Err: err}
 	}
-	switch rec.Header.Version {
+	switch strings.ToUpper(rec.Header.Version) {
 	case "WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1":
 	default:
 		return nil, pe(fmt.Errorf("%w: %q", ErrVersion, rec.Header.Version))
@@ -429,6 +434,16 @@ func (r *Reader) readWARCHeader(rec *Record) (*Record, error) {
 	}
 	rec.ContentLength = cl
 	r.cur, r.remaining = rec, cl
+	r.digest.reset()
+	if r.VerifyDigests {
+		if v := rec.Header.Get("WARC-Block-Digest"); v != "" {
+			if err := r.digest.start(v); err != nil {
+				// A digest field that cannot be read is a conformance problem
+				// (see Validate), not damage: the block is not checked.
+				r.digest.reset()
+			}
+		}
+	}
 	return rec, nil
 }
 
@@ -497,6 +512,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if r.plain != nil && n > 0 {
 		r.plain.Write(p[:n])
 	}
+	if r.digest.h != nil {
+		r.digest.h.Write(p[:n])
+	}
 	if err == io.EOF && r.remaining > 0 {
 		if r.gzipped {
 			// The block goes on in the next member (real files do this): the
@@ -542,6 +560,16 @@ func (r *Reader) Finish() (*Raw, error) {
 			return r.finishDamaged(rec, err)
 		}
 	}
+	if r.digest.h != nil && !r.digest.ok() {
+		err := &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, RecordID: rec.ID(),
+			Err: fmt.Errorf("%w: WARC-Block-Digest %s, block has %s", ErrDigest, rec.Header.Get("WARC-Block-Digest"), r.digest.got())}
+		r.digest.reset()
+		if !r.Lenient {
+			r.err = err
+			return nil, err
+		}
+		rec.Err = err
+	}
 	// The record ends at the next byte that is not a newline. Newlines are kept
 	// with this record, so that copying it reproduces the input exactly.
 	for {
@@ -573,11 +601,6 @@ func (r *Reader) Finish() (*Raw, error) {
 	return rec.Raw, nil
 }
 
-// startsRecord reports whether the stream is at the start of a record.
-func (r *Reader) startsRecord() bool {
-	p, _ := r.src.Peek(5)
-	return string(p) == "WARC/" || r.arc
-}
 
 // endMember is called when the member ends right after rec: if rec was the
 // member's only record, its compressed bytes are exactly the member.
@@ -705,7 +728,7 @@ func (r *Reader) resync(pe *ParseError) *Record {
 	for {
 		if !first {
 			p, err := r.src.Peek(5)
-			if string(p) == "WARC/" {
+			if isWARCMagic(p) {
 				r.dropMemberSpool()
 				break
 			}
@@ -746,4 +769,10 @@ func isBlank(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// isWARCMagic reports whether p starts a WARC record. The version line is matched
+// without regard to case: JHOVE's conformance set has a valid "warc/1.0" file.
+func isWARCMagic(p []byte) bool {
+	return len(p) >= 5 && bytes.EqualFold(p[:5], []byte("WARC/"))
 }

@@ -1,0 +1,259 @@
+// Package dedup is warcdedup's pipeline: it streams the records of WARC files,
+// finds responses whose payload duplicates an earlier capture, and writes every
+// record to the output either unchanged, byte for byte, or as a revisit record
+// that points at the capture that was kept.
+//
+// The kept capture is always the earliest one in input order, across all files of
+// a run, so the output does not depend on timing or worker count.
+package dedup
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"warcdedup/warcio"
+)
+
+// Revisit profiles of WARC 1.0 and 1.1 (ISO 28500:2017, Sec. 6.7.2). The profile
+// of a revisit follows the WARC version of the record it replaces.
+const (
+	ProfileIdentical10 = "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest"
+	ProfileIdentical11 = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+)
+
+// Options control a run.
+type Options struct {
+	// MinSize is the smallest payload, in bytes, that is deduplicated: tiny payloads
+	// (empty pages, "OK", 1x1 GIFs) save nothing and are often not the same resource.
+	MinSize int64
+	// Lenient carries damaged input to the output unchanged, counted, instead of
+	// failing the file.
+	Lenient bool
+	// SpoolMemory and TempDir bound the memory a record's raw bytes may take.
+	SpoolMemory int
+	TempDir     string
+	// Warn, if set, is told about damaged input that a lenient run carried over.
+	Warn func(err error)
+	// Nonconforming, if set, is told about records that are readable but depart
+	// from the standard (see warcio.Validate); they are copied as they are.
+	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem)
+	// NoVerify skips checking blocks against their WARC-Block-Digest.
+	NoVerify bool
+}
+
+// DefaultOptions are the settings of the command line tool.
+func DefaultOptions() Options {
+	return Options{MinSize: 1024}
+}
+
+// Stats counts what a run did.
+type Stats struct {
+	In, Out         map[string]int // records by WARC-Type ("arc", "damaged" for those kinds)
+	Revisits        int            // responses turned into revisit records
+	BytesIn         int64          // input bytes as stored
+	BytesOut        int64          // output bytes as written
+	BytesSaved      int64          // payload bytes no longer stored
+	Damaged         int            // damaged regions carried over (lenient)
+	DamagedBytes    int64
+	UnparsedHTTP    int // responses whose HTTP head could not be parsed (kept as they are)
+	EligibleUnique  int // responses indexed as the kept copy of their payload
+	SkippedNotOK    int // responses not deduplicated: status other than 200
+	SkippedSmall    int // ... payload under MinSize
+	SkippedTruncSeg int // ... truncated or segmented records
+	Nonconforming   int // records with problems found by warcio.Validate
+	DigestConflicts int // same recorded payload digest, different payload bytes: kept both
+}
+
+func (s *Stats) add(m *map[string]int, k string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	(*m)[k]++
+}
+
+// ref is what a revisit needs to know of the record it points at.
+type ref struct {
+	id, uri, date string
+	computed      string // the payload digest computed here, to confirm a recorded one
+}
+
+// Deduper runs the pipeline over one or more inputs, keeping its index of kept
+// payloads across them, so that a later file can refer to an earlier one.
+type Deduper struct {
+	opts  Options
+	exact map[string]ref // payload digest -> earliest capture
+	Stats Stats
+}
+
+// New returns a Deduper.
+func New(opts Options) *Deduper {
+	return &Deduper{opts: opts, exact: map[string]ref{}}
+}
+
+// Run reads the input in (named name in errors) and writes the deduplicated
+// records to out, gzip-compressed if compress. A damaged input fails the run with a
+// *warcio.ParseError unless the options are lenient.
+func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) error {
+	r := warcio.NewReader(in, name)
+	r.KeepRaw = true
+	r.Lenient = d.opts.Lenient
+	r.SpoolMemory = d.opts.SpoolMemory
+	r.TempDir = d.opts.TempDir
+	r.VerifyDigests = !d.opts.NoVerify
+	w := warcio.NewWriter(out, compress)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.record(name, r, rec, w); err != nil {
+			return err
+		}
+	}
+	d.Stats.BytesOut += w.Offset()
+	return nil
+}
+
+func kindName(rec *warcio.Record) string {
+	switch rec.Kind {
+	case warcio.KindWARC:
+		if t := rec.Type(); t != "" {
+			return t
+		}
+		return "untyped"
+	default:
+		return rec.Kind.String()
+	}
+}
+
+func (d *Deduper) record(name string, r *warcio.Reader, rec *warcio.Record, w *warcio.Writer) error {
+	var pay *warcio.Payload
+	var perr error
+	if rec.Kind == warcio.KindWARC && strings.EqualFold(rec.Type(), "response") && isHTTP(rec) {
+		pay, perr = warcio.ReadPayload(r, 0)
+	}
+	raw, err := r.Finish()
+	if err != nil {
+		return err
+	}
+	defer raw.Release()
+	d.Stats.add(&d.Stats.In, kindName(rec))
+	d.Stats.BytesIn += raw.Size
+	if ps := warcio.Validate(rec); len(ps) > 0 {
+		d.Stats.Nonconforming++
+		if d.opts.Nonconforming != nil {
+			d.opts.Nonconforming(name, rec, ps)
+		}
+	}
+	if rec.Err != nil {
+		// Damaged, or a block that does not match its digest: carried over as it
+		// is, and never used as a kept copy or replaced by a revisit.
+		d.Stats.Damaged++
+		d.Stats.DamagedBytes += raw.Size
+		if d.opts.Warn != nil {
+			d.opts.Warn(rec.Err)
+		}
+		return d.pass(w, rec, raw)
+	}
+	if pay == nil {
+		if perr != nil && !errors.Is(perr, warcio.ErrTruncated) {
+			d.Stats.UnparsedHTTP++
+		}
+		return d.pass(w, rec, raw)
+	}
+	switch {
+	case pay.HTTP.StatusCode != 200:
+		d.Stats.SkippedNotOK++
+		return d.pass(w, rec, raw)
+	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number"):
+		d.Stats.SkippedTruncSeg++
+		return d.pass(w, rec, raw)
+	case pay.Length == 0 || pay.Length < d.opts.MinSize:
+		d.Stats.SkippedSmall++
+		return d.pass(w, rec, raw)
+	case rec.ID() == "" || rec.Header.Get("WARC-Target-URI") == "" || rec.Header.Get("WARC-Date") == "":
+		return d.pass(w, rec, raw)
+	}
+	// A digest the crawler recorded is used verbatim: replay tools match digests as
+	// exact strings, and wget digests the raw chunked bytes.
+	digest := rec.Header.Get("WARC-Payload-Digest")
+	if digest == "" {
+		digest = pay.Digest
+	}
+	kept, dup := d.exact[digest]
+	if dup && kept.computed != pay.Digest {
+		// The crawler recorded the same digest for different bytes. Matching on the
+		// recorded string alone would replace a unique payload: keep it.
+		d.Stats.DigestConflicts++
+		return d.pass(w, rec, raw)
+	}
+	if !dup {
+		d.exact[digest] = ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
+			date: rec.Header.Get("WARC-Date"), computed: pay.Digest}
+		d.Stats.EligibleUnique++
+		return d.pass(w, rec, raw)
+	}
+	h := Revisit(rec, digest, kept.id, kept.uri, kept.date)
+	if err := w.WriteRecord(h, pay.HTTP.Head); err != nil {
+		return err
+	}
+	d.Stats.Revisits++
+	d.Stats.BytesSaved += pay.Length
+	d.Stats.add(&d.Stats.Out, "revisit")
+	return nil
+}
+
+func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {
+	d.Stats.add(&d.Stats.Out, kindName(rec))
+	return w.CopyRaw(raw)
+}
+
+func isHTTP(rec *warcio.Record) bool {
+	ct := strings.ToLower(rec.Header.Get("Content-Type"))
+	if strings.HasPrefix(ct, "application/http") {
+		return true
+	}
+	uri := strings.ToLower(strings.Trim(rec.Header.Get("WARC-Target-URI"), "<>"))
+	return ct == "" && (strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://"))
+}
+
+// Revisit builds the header of a revisit record that replaces the response rec,
+// by a reference to the kept capture (WARC 1.1 Sec. 6.7); its block is the
+// response's HTTP head alone.
+// The fields of the response are kept in their order (WARC-Concurrent-To and the
+// like stay true of the capture); the type, record ID, block digest and length
+// change, and the revisit fields are added.
+func Revisit(rec *warcio.Record, digest, keptID, keptURI, keptDate string) *warcio.Header {
+	h := rec.Header.Clone()
+	profile := ProfileIdentical10
+	if h.Version == "WARC/1.1" {
+		profile = ProfileIdentical11
+	}
+	h.Set("WARC-Type", "revisit")
+	h.Set("WARC-Record-ID", NewID(rec.ID(), "revisit"))
+	h.Set("WARC-Payload-Digest", digest)
+	h.Del("WARC-Block-Digest")
+	h.Set("WARC-Profile", profile)
+	h.Set("WARC-Refers-To", keptID)
+	h.Set("WARC-Refers-To-Target-URI", keptURI)
+	h.Set("WARC-Refers-To-Date", keptDate)
+	h.Set("WARC-Truncated", "length")
+	h.Set("Content-Type", "application/http; msgtype=response")
+	return h
+}
+
+// NewID returns a WARC-Record-ID for a record derived from the record with ID
+// orig: a name-based UUID (RFC 9562 version 5 style, SHA-1), so the same input
+// always gives the same output, whatever the worker count or the run.
+func NewID(orig, what string) string {
+	sum := sha1.Sum([]byte("warcdedup\x00" + what + "\x00" + orig))
+	sum[6] = sum[6]&0x0f | 0x50
+	sum[8] = sum[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+}
