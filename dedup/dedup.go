@@ -65,6 +65,7 @@ type Stats struct {
 	SkippedTruncSeg int // ... truncated or segmented records
 	Nonconforming   int // records with problems found by warcio.Validate
 	DigestConflicts int // same recorded payload digest, different payload bytes: kept both
+	EmptyFiles      int // inputs without a single record
 }
 
 func (s *Stats) add(m *map[string]int, k string) {
@@ -104,10 +105,14 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 	r.TempDir = d.opts.TempDir
 	r.VerifyDigests = !d.opts.NoVerify
 	w := warcio.NewWriter(out, compress)
+	records := 0
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
 			break
+		}
+		if rec != nil && rec.Kind != warcio.KindPadding {
+			records++
 		}
 		if err != nil {
 			return err
@@ -117,6 +122,12 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 		}
 	}
 	d.Stats.BytesOut += w.Offset()
+	if records == 0 {
+		d.Stats.EmptyFiles++
+		if d.opts.Warn != nil {
+			d.opts.Warn(fmt.Errorf("%s: no WARC or ARC records in the file", name))
+		}
+	}
 	return nil
 }
 

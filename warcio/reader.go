@@ -19,6 +19,7 @@ const (
 	KindWARC    Kind = iota // a WARC record
 	KindARC                 // an ARC record (its header line is given as synthetic fields)
 	KindDamaged             // bytes a lenient Reader could not read as a record; see Record.Err
+	KindPadding             // bytes that hold no record, such as an empty gzip member; kept so that nothing is lost
 )
 
 func (k Kind) String() string {
@@ -29,6 +30,8 @@ func (k Kind) String() string {
 		return "arc"
 	case KindDamaged:
 		return "damaged"
+	case KindPadding:
+		return "padding"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -48,6 +51,10 @@ type Record struct {
 	// Err says what was wrong with a KindDamaged record, or with a record whose
 	// block turned out short (a *ParseError).
 	Err error
+	// TrailerOK says the block was followed by CRLF CRLF, as the standard wants;
+	// set when the record is complete.
+	TrailerOK bool
+	complete  bool
 	// Raw holds the record's exact input bytes once the record is complete
 	// (after [Reader.Finish] or the next Next), when the Reader keeps them.
 	Raw *Raw
@@ -295,8 +302,16 @@ func (r *Reader) next() (*Record, error) {
 		if err == io.EOF {
 			if r.gzipped {
 				r.memberDone = true
+				if r.memberRecs == 0 {
+					// A member with no record in it (real .open files end with
+					// one): not a record, but bytes of the file all the same.
+					return r.padding(), nil
+				}
 				r.dropMemberSpool()
 				continue
+			}
+			if r.plain != nil && r.plain.Len() > 0 {
+				return r.padding(), nil
 			}
 			return nil, io.EOF
 		}
@@ -572,6 +587,12 @@ func (r *Reader) Finish() (*Raw, error) {
 	}
 	// The record ends at the next byte that is not a newline. Newlines are kept
 	// with this record, so that copying it reproduces the input exactly.
+	var trailer [4]byte
+	nt := 0
+	defer func() {
+		rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
+		rec.complete = true
+	}()
 	for {
 		b, err := r.src.Peek(1)
 		if err == io.EOF {
@@ -590,6 +611,10 @@ func (r *Reader) Finish() (*Raw, error) {
 			r.dropMemberSpool()
 			break
 		}
+		if nt < 4 {
+			trailer[nt] = b[0]
+		}
+		nt++
 		r.src.Discard(1)
 		r.plainPos++
 		if r.plain != nil {
@@ -600,7 +625,6 @@ func (r *Reader) Finish() (*Raw, error) {
 	r.setRaw(rec)
 	return rec.Raw, nil
 }
-
 
 // endMember is called when the member ends right after rec: if rec was the
 // member's only record, its compressed bytes are exactly the member.
@@ -775,4 +799,26 @@ func isBlank(line []byte) bool {
 // without regard to case: JHOVE's conformance set has a valid "warc/1.0" file.
 func isWARCMagic(p []byte) bool {
 	return len(p) >= 5 && bytes.EqualFold(p[:5], []byte("WARC/"))
+}
+
+// padding returns the bytes of a gzip member without records, or blank lines at
+// the end of a plain file, as a KindPadding record.
+func (r *Reader) padding() *Record {
+	rec := &Record{Kind: KindPadding, Offset: r.memberStart, PlainOffset: r.plainPos}
+	if !r.gzipped {
+		rec.Offset = r.plainPos
+	}
+	if r.plain != nil {
+		rec.PlainOffset -= r.plain.Len()
+	}
+	if r.gzipped {
+		r.recAloneGzip = true
+		r.endMember(rec)
+	}
+	if r.KeepRaw && r.plain == nil {
+		r.plain = r.spool()
+	}
+	r.setRaw(rec)
+	r.cur, r.finished = rec, true
+	return rec
 }

@@ -22,7 +22,8 @@ func (p Problem) String() string {
 	return p.Field + ": " + p.What
 }
 
-// repeatable are the fields WARC 1.1 (Sec. 5) allows more than once.
+// repeatable are the fields WARC 1.1 (Sec. 5) allows more than once. Fields the
+// standard does not define (extension fields) may repeat.
 var repeatable = map[string]bool{"warc-concurrent-to": true, "warc-protocol": true}
 
 var knownTypes = map[string]bool{"warcinfo": true, "response": true, "resource": true, "request": true,
@@ -33,7 +34,8 @@ var needsTarget = map[string]bool{"response": true, "resource": true, "request":
 	"revisit": true, "conversion": true, "continuation": true}
 
 // Validate lists the problems of a WARC record's header against WARC 1.0/1.1
-// (ISO 28500, Sec. 5 and 6). It checks what a reader can check from the header.
+// (ISO 28500, Sec. 5 and 6). It checks what a reader can check from the header,
+// and, once the record is complete, the CR LF CR LF that must follow the block.
 func Validate(rec *Record) []Problem {
 	if rec.Kind != KindWARC {
 		return nil
@@ -45,7 +47,7 @@ func Validate(rec *Record) []Problem {
 	for _, f := range h.Fields {
 		k := strings.ToLower(f.Name)
 		seen[k]++
-		if seen[k] == 2 && !repeatable[k] {
+		if seen[k] == 2 && !repeatable[k] && (strings.HasPrefix(k, "warc-") || strings.HasPrefix(k, "content-")) {
 			add(f.Name, "repeated, but the standard allows it once")
 		}
 		if strings.TrimSpace(f.Value) == "" {
@@ -91,11 +93,28 @@ func Validate(rec *Record) []Problem {
 		if v := h.Get(f); v != "" {
 			if algo, val, ok := strings.Cut(v, ":"); !ok || algo == "" || val == "" {
 				add(f, "%q is not algorithm:value", v)
+			} else if err := (&blockDigest{}).start(v); err != nil {
+				add(f, "%q: %v", v, err)
+			}
+		}
+	}
+	ct := strings.ToLower(h.Get("Content-Type"))
+	if t == "warcinfo" && ct != "" && !strings.HasPrefix(ct, "application/warc-fields") {
+		add("Content-Type", "%q: a warcinfo block should be application/warc-fields", h.Get("Content-Type"))
+	}
+	if strings.HasPrefix(ct, "application/http") {
+		if _, params, ok := strings.Cut(ct, ";"); ok {
+			if m := strings.TrimSpace(params); strings.HasPrefix(m, "msgtype=") &&
+				m != "msgtype=request" && m != "msgtype=response" {
+				add("Content-Type", "%q: msgtype is request or response", h.Get("Content-Type"))
 			}
 		}
 	}
 	if rec.ContentLength > 0 && !h.Has("Content-Type") && t != "continuation" {
 		add("Content-Type", "missing (recommended for a non-empty block)")
+	}
+	if !rec.TrailerOK && rec.complete {
+		add("", "the block is not followed by CR LF CR LF")
 	}
 	return ps
 }
