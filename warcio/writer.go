@@ -29,12 +29,6 @@ func NewWriter(w io.Writer, compress bool) *Writer {
 // Offset is the number of bytes written so far: the offset of the next record.
 func (w *Writer) Offset() int64 { return w.n }
 
-func (w *Writer) write(p []byte) error {
-	n, err := w.w.Write(p)
-	w.n += int64(n)
-	return err
-}
-
 // CopyRaw writes a record's input bytes unchanged. To compressed output it copies
 // the record's original gzip member when it had one of its own, and otherwise
 // compresses the exact decompressed bytes into a new member; to plain output it

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesToOverwriteInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.warc.gz")
+	copyFile(t, samplePath, in)
+	before, _ := os.ReadFile(in)
+	code, msg := runCLI(t, in, in)
+	if code != exitUsage || !strings.Contains(msg, "is the input") {
+		t.Fatalf("exit %d, %q; want a usage error naming the input", code, msg)
+	}
+	// Same file under another name (a link) is the input too.
+	link := filepath.Join(dir, "b.warc.gz")
+	if err := os.Link(in, link); err == nil {
+		if code, _ := runCLI(t, in, link); code != exitUsage {
+			t.Fatalf("exit %d writing onto a hard link of the input", code)
+		}
+	}
+	after, _ := os.ReadFile(in)
+	if !bytes.Equal(before, after) {
+		t.Fatal("input changed")
+	}
+}
+
+// A damaged input fails the file in strict mode, and no partial output or temp
+// file is left; in lenient mode the run finishes with exit 3.
+func TestDamagedInput(t *testing.T) {
+	in := filepath.Join(shared, "chatnoir-eu+chatnoir-resiliparse/tests/data/clipped.warc.gz")
+	if _, err := os.Stat(in); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.warc.gz")
+	code, msg := runCLI(t, in, out)
+	if code != exitFailure {
+		t.Fatalf("strict: exit %d, want %d", code, exitFailure)
+	}
+	if !strings.Contains(msg, "clipped.warc.gz: offset 0") || !strings.Contains(msg, "damaged gzip member") {
+		t.Errorf("error does not name file, offset and problem: %s", msg)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("strict failure left %d files behind (%s)", len(left), left[0].Name())
+	}
+	code, msg = runCLI(t, "--lenient", in, out)
+	if code != exitDamaged {
+		t.Fatalf("lenient: exit %d, want %d: %s", code, exitDamaged, msg)
+	}
+	a, _ := os.ReadFile(in)
+	b, _ := os.ReadFile(out)
+	if !bytes.Equal(a, b) {
+		t.Fatal("lenient output does not carry the damaged bytes unchanged")
+	}
+	if !strings.Contains(msg, "damaged regions carried over: 1") {
+		t.Errorf("summary does not count the damage: %s", msg)
+	}
+}
+
+// Directories are walked in name order, .open and .invalid files skipped, names
+// kept; a later file refers to a record in an earlier one.
+func TestDirectoryAndCrossFile(t *testing.T) {
+	src := t.TempDir()
+	copyFile(t, samplePath, filepath.Join(src, "a", "1.warc.gz"))
+	copyFile(t, samplePath, filepath.Join(src, "b", "2.warc.gz"))
+	copyFile(t, samplePath, filepath.Join(src, "b", "3.warc.gz.open"))
+	copyFile(t, samplePath, filepath.Join(src, "b", "4.warc.gz.invalid"))
+	outDir := filepath.Join(t.TempDir(), "out")
+	if code, msg := runCLI(t, src, outDir+"/"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var got []string
+	filepath.WalkDir(outDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(outDir, p)
+			got = append(got, rel)
+		}
+		return nil
+	})
+	if strings.Join(got, ",") != "a/1.warc.gz,b/2.warc.gz" {
+		t.Fatalf("outputs %v", got)
+	}
+	st := checkWithOracle(t,
+		[]string{filepath.Join(src, "a", "1.warc.gz"), filepath.Join(src, "b", "2.warc.gz")},
+		[]string{filepath.Join(outDir, "a", "1.warc.gz"), filepath.Join(outDir, "b", "2.warc.gz")})
+	// The second copy's eligible 200 responses (pier, library, pier-utm, pier
+	// re-capture) all point into the first file; the first file has its own one.
+	if st["exact"] != 1+4 {
+		t.Fatalf("checker stats %v, want 5 exact revisits", st)
+	}
+}
+
+func TestStdinStdout(t *testing.T) {
+	in, err := os.Open(samplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out, stderr bytes.Buffer
+	if code := run([]string{"-q", "-", "-"}, in, &out, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	golden, _ := os.ReadFile(goldenPath)
+	if !bytes.Equal(out.Bytes(), golden) {
+		t.Fatal("standard output differs from the file output")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"only-one"}, {"-", "a", "b"}, {"--no-such-flag", "a", "b"}} {
+		if code, _ := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	code, msg := runCLI(t, "--help")
+	if code != exitOK || !strings.Contains(msg, "revisit") || !strings.Contains(msg, "Exit status") {
+		t.Errorf("--help: exit %d, %q", code, msg)
+	}
+}
