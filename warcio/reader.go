@@ -86,16 +86,17 @@ type Raw struct {
 	Size int64
 }
 
-// Release removes the spools' temporary files. The Raw must not be used after.
+// Release frees the spools: memory for reuse, temporary files removed. The Raw
+// must not be used after.
 func (r *Raw) Release() {
 	if r == nil {
 		return
 	}
 	if r.Plain != nil {
-		r.Plain.Close()
+		r.Plain.Free()
 	}
 	if r.File != nil {
-		r.File.Close()
+		r.File.Free()
 	}
 }
 
@@ -143,6 +144,7 @@ type Reader struct {
 	digest       blockDigest
 	fileSpool    *Spool  // the member of a record that was alone in it
 	pending      *Record // a damaged record to return from the next Next
+	scratch      []byte
 	err          error
 }
 
@@ -242,7 +244,7 @@ func (r *Reader) openMember() error {
 func (r *Reader) dropMemberSpool() {
 	r.cnt.tee = nil
 	if r.memberSpool != nil {
-		r.memberSpool.Close()
+		r.memberSpool.Free()
 		r.memberSpool = nil
 	}
 }
@@ -568,9 +570,11 @@ func (r *Reader) Finish() (*Raw, error) {
 		return r.cur.Raw, nil
 	}
 	rec := r.cur
-	var buf [32 << 10]byte
+	if r.scratch == nil {
+		r.scratch = make([]byte, 32<<10)
+	}
 	for r.remaining > 0 {
-		_, err := r.Read(buf[:])
+		_, err := r.Read(r.scratch)
 		if err != nil && err != io.EOF {
 			return r.finishDamaged(rec, err)
 		}
@@ -676,7 +680,7 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 			// The member began with this record: the rest of the file from the
 			// member start is one damaged region, kept as stored.
 			if r.plain != nil {
-				r.plain.Reset()
+				r.plain.Free()
 				r.plain = nil
 			}
 			s := r.memberSpool
@@ -731,7 +735,7 @@ func (r *Reader) damagedRest(pe *ParseError) *Record {
 	rec := &Record{Kind: KindDamaged, Offset: off, PlainOffset: r.plainPos, Err: pe}
 	pe.Offset = off
 	if r.plain != nil {
-		r.plain.Reset()
+		r.plain.Free()
 		r.plain = nil
 	}
 	r.fileSpool = r.drainFile(s)

@@ -3,6 +3,7 @@ package warcio
 import (
 	"io"
 	"os"
+	"sync"
 )
 
 // DefaultSpoolMemory is how many bytes of one record a [Spool] keeps in memory
@@ -25,7 +26,28 @@ type Spool struct {
 // NewSpool returns an empty spool keeping up to limit bytes in memory and the rest
 // in a temporary file in dir ("" for the system default).
 func NewSpool(limit int, dir string) *Spool {
-	return &Spool{limit: limit, dir: dir}
+	s := &Spool{limit: limit, dir: dir}
+	if b, ok := memPool.Get().(*[]byte); ok {
+		s.mem = (*b)[:0]
+	}
+	return s
+}
+
+// memPool recycles spool buffers: every record passes through one, and without
+// reuse a run allocates its whole input again in garbage (measured: 176 MB of
+// allocation to pass through a 2.5 MB file).
+var memPool sync.Pool
+
+// Free returns the spool's memory for reuse and removes its temporary file. The
+// spool and any slice from Bytes must not be used after.
+func (s *Spool) Free() {
+	s.Close()
+	if cap(s.mem) > 0 && cap(s.mem) <= 4<<20 {
+		b := s.mem[:0]
+		memPool.Put(&b)
+	}
+	s.mem = nil
+	s.n = 0
 }
 
 // Len is the number of bytes written.

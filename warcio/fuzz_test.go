@@ -1,0 +1,86 @@
+package warcio
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzReader checks that a lenient Reader accounts for every byte of any input:
+// writing back the raw bytes of what it returns gives the input again (for plain
+// input exactly; gzip input goes through canonical form). A strict Reader must
+// return records or a *ParseError, never panic.
+func FuzzReader(f *testing.F) {
+	// Seeds: files this package's Writer produced, and small real files.
+	var buf bytes.Buffer
+	w := NewWriter(&buf, false)
+	h := &Header{Version: "WARC/1.1", Fields: []Field{{"WARC-Type", "response"},
+		{"WARC-Record-ID", "<urn:uuid:1>"}, {"WARC-Date", "2026-01-01T00:00:00Z"},
+		{"WARC-Target-URI", "http://a.example/"}, {"Content-Type", "application/http; msgtype=response"}}}
+	w.WriteRecord(h, []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>"))
+	w.WriteRecord(h.Clone(), []byte("HTTP/1.1 200\nTransfer-Encoding: chunked\n\n5\r\nhello\r\n0\r\n\r\n"))
+	f.Add(buf.Bytes())
+	var gz bytes.Buffer
+	NewWriter(&gz, true).WriteRecord(h.Clone(), []byte("HTTP/1.1 404 Not Found\r\n\r\n"))
+	f.Add(gz.Bytes())
+	for _, p := range []string{
+		"webrecorder+warcio/test/data/example.warc",
+		"webrecorder+warcio/test/data/example-trunc.warc",
+		"webrecorder+warcio/test/data/example.arc",
+		"webrecorder+pywb/sample_archive/warcs/missing-status-text.warc",
+		"richardlehane+webarchive/examples/jhove/valid/valid-warcfile-fields-continuation.warc",
+	} {
+		if b, err := os.ReadFile(filepath.Join(shared, p)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := NewReader(bytes.NewReader(in), "fuzz")
+		r.KeepRaw, r.Lenient, r.VerifyDigests = true, true, true
+		var out bytes.Buffer
+		w := NewWriter(&out, false)
+		gz := len(in) > 1 && in[0] == 0x1f && in[1] == 0x8b
+		for i := 0; ; i++ {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("lenient reader failed: %v", err)
+			}
+			if i > len(in)+1 {
+				t.Fatal("more records than bytes: the reader does not advance")
+			}
+			if rec.Kind == KindWARC {
+				// Read some of the block as callers do, then HTTP-parse it.
+				ReadPayload(io.LimitReader(r, 1<<20), 1<<16)
+			}
+			raw, err := r.Finish()
+			if err != nil {
+				t.Fatalf("lenient finish failed: %v", err)
+			}
+			w.CopyRaw(raw)
+			Validate(rec)
+			raw.Release()
+		}
+		if !gz && !bytes.Equal(out.Bytes(), in) {
+			t.Fatalf("lost or changed bytes: %d in, %d out", len(in), out.Len())
+		}
+		// Strict mode: any error must be a *ParseError.
+		sr := NewReader(bytes.NewReader(in), "fuzz")
+		for {
+			_, err := sr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if _, ok := err.(*ParseError); !ok {
+					t.Fatalf("strict error %T %v is not a *ParseError", err, err)
+				}
+				break
+			}
+		}
+	})
+}
