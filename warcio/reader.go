@@ -46,6 +46,11 @@ type Record struct {
 	Offset int64
 	// PlainOffset is the offset of the record's first byte in the decompressed stream.
 	PlainOffset int64
+	// Size is the number of bytes the record takes in the file, known once the
+	// record is complete: its gzip member's length when it had a member of its own
+	// (Offset and Size then address it exactly, as CDX needs), else its length in
+	// the decompressed stream, trailing newlines included.
+	Size int64
 	// ContentLength is the declared length of the block.
 	ContentLength int64
 	// Err says what was wrong with a KindDamaged record, or with a record whose
@@ -596,6 +601,10 @@ func (r *Reader) Finish() (*Raw, error) {
 	defer func() {
 		rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
 		rec.complete = true
+		rec.Size = r.plainPos - rec.PlainOffset
+		if r.gzipped && r.memberDone && r.recAloneGzip {
+			rec.Size = r.fileOffset() - rec.Offset
+		}
 	}()
 	for {
 		b, err := r.src.Peek(1)
@@ -818,7 +827,11 @@ func (r *Reader) padding() *Record {
 	if r.gzipped {
 		r.recAloneGzip = true
 		r.endMember(rec)
+		rec.Size = r.fileOffset() - rec.Offset
+	} else {
+		rec.Size = r.plainPos - rec.PlainOffset
 	}
+	rec.complete, rec.TrailerOK = true, true
 	if r.KeepRaw && r.plain == nil {
 		r.plain = r.spool()
 	}

@@ -195,6 +195,16 @@ func checkAccounted(t *testing.T, path string, recs []*Record) {
 		if rec.Raw == nil {
 			t.Fatalf("record at %d has no raw bytes", rec.Offset)
 		}
+		if rec.Raw.File != nil && rec.Kind != KindDamaged {
+			// Offset and Size address the record's own member in the file.
+			if rec.Size != rec.Raw.File.Len() || rec.Offset+rec.Size > int64(len(in)) {
+				t.Fatalf("record at %d: size %d, member has %d bytes", rec.Offset, rec.Size, rec.Raw.File.Len())
+			}
+			b, _ := rec.Raw.File.Bytes()
+			if b != nil && !bytes.Equal(in[rec.Offset:rec.Offset+rec.Size], b) {
+				t.Fatalf("record at %d: file bytes at offset and size are not its member", rec.Offset)
+			}
+		}
 		if gz && rec.Raw.File == nil {
 			shared = true
 		}
