@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"warcdedup/warcio"
 )
@@ -26,6 +28,8 @@ const (
 
 // Options control a run.
 type Options struct {
+	// Workers is the number of goroutines that analyse pages; 0 means one per CPU.
+	Workers int
 	// MinSize is the smallest payload, in bytes, that is deduplicated: tiny payloads
 	// (empty pages, "OK", 1x1 GIFs) save nothing and are often not the same resource.
 	MinSize int64
@@ -97,6 +101,13 @@ func New(opts Options) *Deduper {
 // Run reads the input in (named name in errors) and writes the deduplicated
 // records to out, gzip-compressed if compress. A damaged input fails the run with a
 // *warcio.ParseError unless the options are lenient.
+//
+// Records flow through three stages (STYLE.md, after restic): one goroutine reads
+// and digests records in order; Workers goroutines analyse responses in parallel;
+// the calling goroutine takes the records back in input order, decides and writes.
+// Decisions are made in input order only, so the output is the same for any
+// number of workers. At most pipelineDepth records are in flight, which bounds
+// memory whatever the input's size.
 func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) error {
 	r := warcio.NewReader(in, name)
 	r.KeepRaw = true
@@ -105,23 +116,81 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 	r.TempDir = d.opts.TempDir
 	r.VerifyDigests = !d.opts.NoVerify
 	w := warcio.NewWriter(out, compress)
+
+	workers := d.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	depth := pipelineDepth * workers
+	ordered := make(chan *item, depth)
+	work := make(chan *item, depth)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		for {
+			it, err := d.read(r)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				readErr = err
+				return
+			}
+			if d.needsAnalysis(it) {
+				it.done = make(chan struct{})
+				select {
+				case work <- it:
+				case <-stop:
+					it.release()
+					return
+				}
+			}
+			select {
+			case ordered <- it:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := d.newAnalyzer()
+			for it := range work {
+				a.analyze(it)
+				close(it.done)
+			}
+		}()
+	}
 	records := 0
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
+	var err error
+	for it := range ordered {
+		if it.done != nil {
+			<-it.done
 		}
-		if rec != nil && rec.Kind != warcio.KindPadding {
-			records++
+		if err == nil {
+			if it.rec.Kind != warcio.KindPadding {
+				records++
+			}
+			err = d.decide(name, it, w)
+			if err != nil {
+				close(stop)
+			}
 		}
-		if err != nil {
-			return err
-		}
-		if err := d.record(name, r, rec, w); err != nil {
-			return err
-		}
+		it.release()
+	}
+	wg.Wait()
+	if err == nil {
+		err = readErr
 	}
 	d.Stats.BytesOut += w.Offset()
+	if err != nil {
+		return err
+	}
 	if records == 0 {
 		d.Stats.EmptyFiles++
 		if d.opts.Warn != nil {
@@ -131,29 +200,42 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 	return nil
 }
 
-func kindName(rec *warcio.Record) string {
-	switch rec.Kind {
-	case warcio.KindWARC:
-		if t := rec.Type(); t != "" {
-			return t
-		}
-		return "untyped"
-	default:
-		return rec.Kind.String()
-	}
+// pipelineDepth is how many records per worker may wait between the stages: enough
+// to keep every worker busy while one slow page is analysed, few enough that the
+// records' spooled bytes stay small.
+const pipelineDepth = 16
+
+// item is one record on its way through the pipeline.
+type item struct {
+	rec  *warcio.Record
+	raw  *warcio.Raw
+	pay  *warcio.Payload // for HTTP responses whose head parsed
+	perr error           // why pay is nil for an HTTP response
+	done chan struct{}   // closed when analysis is over; nil if none was needed
+	an   analysis
 }
 
-func (d *Deduper) record(name string, r *warcio.Reader, rec *warcio.Record, w *warcio.Writer) error {
-	var pay *warcio.Payload
-	var perr error
-	if rec.Kind == warcio.KindWARC && strings.EqualFold(rec.Type(), "response") && isHTTP(rec) {
-		pay, perr = warcio.ReadPayload(r, 0)
-	}
-	raw, err := r.Finish()
+func (it *item) release() { it.raw.Release() }
+
+// read takes the next record off the reader with its payload digested.
+func (d *Deduper) read(r *warcio.Reader) (*item, error) {
+	rec, err := r.Next()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer raw.Release()
+	it := &item{rec: rec}
+	if rec.Kind == warcio.KindWARC && strings.EqualFold(rec.Type(), "response") && isHTTP(rec) {
+		it.pay, it.perr = warcio.ReadPayload(r, d.keepBody())
+	}
+	if it.raw, err = r.Finish(); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// decide writes the record unchanged or as a revisit.
+func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
+	rec, raw, pay := it.rec, it.raw, it.pay
 	d.Stats.add(&d.Stats.In, kindName(rec))
 	d.Stats.BytesIn += raw.Size
 	if ps := warcio.Validate(rec); len(ps) > 0 {
@@ -173,7 +255,7 @@ func (d *Deduper) record(name string, r *warcio.Reader, rec *warcio.Record, w *w
 		return d.pass(w, rec, raw)
 	}
 	if pay == nil {
-		if perr != nil && !errors.Is(perr, warcio.ErrTruncated) {
+		if it.perr != nil && !errors.Is(it.perr, warcio.ErrTruncated) {
 			d.Stats.UnparsedHTTP++
 		}
 		return d.pass(w, rec, raw)
@@ -267,4 +349,16 @@ func NewID(orig, what string) string {
 	sum[6] = sum[6]&0x0f | 0x50
 	sum[8] = sum[8]&0x3f | 0x80
 	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+}
+
+func kindName(rec *warcio.Record) string {
+	switch rec.Kind {
+	case warcio.KindWARC:
+		if t := strings.ToLower(rec.Type()); t != "" {
+			return t
+		}
+		return "untyped"
+	default:
+		return rec.Kind.String()
+	}
 }

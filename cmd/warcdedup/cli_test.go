@@ -137,3 +137,24 @@ func TestUsage(t *testing.T) {
 		t.Errorf("--help: exit %d, %q", code, msg)
 	}
 }
+
+// The output is the same bytes whatever the number of workers.
+func TestWorkersSameOutput(t *testing.T) {
+	in := filepath.Join(shared, "archivesunleashed+aut/src/test/resources/warc/example.warc.gz")
+	if _, err := os.Stat(in); err != nil {
+		t.Skip(err)
+	}
+	var first []byte
+	for _, n := range []string{"1", "2", "7"} {
+		out := filepath.Join(t.TempDir(), "out.warc.gz")
+		if code, msg := runCLI(t, "-q", "--workers", n, in, out); code != exitOK {
+			t.Fatalf("workers %s: exit %d: %s", n, code, msg)
+		}
+		b, _ := os.ReadFile(out)
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("workers %s: output differs from workers 1", n)
+		}
+	}
+}

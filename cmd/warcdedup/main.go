@@ -81,6 +81,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.opts.Lenient, "lenient", false, "carry damaged input to the output unchanged, with a warning, instead of failing the file")
 	fl.StringVar(&cfg.compress, "compress", "auto", "gzip the output: auto (by the output name; yes for standard output), yes or no")
 	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for spooling very large records (default: the system's)")
+	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	if err := fl.Parse(args); err != nil {
