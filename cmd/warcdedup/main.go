@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -84,11 +85,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+			return exitFailure
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+			return exitFailure
+		}
+		defer pprof.StopCPUProfile()
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	jobs, err := plan(fl.Args())
