@@ -84,3 +84,26 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHTTP feeds the HTTP parsers: the head parser, chunked decoding and content
+// decoding must not panic, and decoding must respect its output limit.
+func FuzzHTTP(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.0 302 \r\nLocation: /x\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 200\nContent-Encoding: gzip\n\n\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n\x0b\x02\x80hello\x03"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\n\r\nx\x9c\xcbH\xcd\xc9\xc9\x07\x00\x06,\x02\x15"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ReadPayload(bytes.NewReader(b), 1<<16)
+		if err != nil {
+			return
+		}
+		if !bytes.HasPrefix(b, p.HTTP.Head) || int64(len(b)-len(p.HTTP.Head)) != p.Length {
+			t.Fatalf("head %d + payload %d != %d bytes", len(p.HTTP.Head), p.Length, len(b))
+		}
+		out, _ := p.Decode(4096)
+		if len(out) > 4096 {
+			t.Fatalf("decoded %d bytes past the limit", len(out))
+		}
+	})
+}
