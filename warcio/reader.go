@@ -86,6 +86,10 @@ type Raw struct {
 	// the gzip member that held only this record, or a damaged region of the file.
 	// Nil otherwise (plain input, or a member shared by several records).
 	File *Spool
+	// FileIsMember says File is a whole gzip member holding the record (as opposed
+	// to damaged bytes): its decompressed content is the record's plain bytes,
+	// which are then not kept a second time (Plain is nil).
+	FileIsMember bool
 	// Size is the number of bytes the record takes in the file: len(File) when File
 	// is set, else the length of Plain.
 	Size int64
@@ -148,6 +152,8 @@ type Reader struct {
 	recAloneGzip bool
 	digest       blockDigest
 	fileSpool    *Spool  // the member of a record that was alone in it
+	fileIsMember bool    // fileSpool is a whole gzip member (not damaged bytes)
+	memberPlain  int64   // plainPos when the current member was opened
 	pending      *Record // a damaged record to return from the next Next
 	scratch      []byte
 	err          error
@@ -215,6 +221,7 @@ func (r *Reader) start() error {
 // openMember starts the next gzip member. It returns io.EOF at a clean end of file.
 func (r *Reader) openMember() error {
 	r.memberStart = r.fileOffset()
+	r.memberPlain = r.plainPos
 	r.memberRecs = 0
 	if r.KeepRaw {
 		s := r.spool()
@@ -329,7 +336,7 @@ func (r *Reader) next() (*Record, error) {
 			break
 		}
 		// Blank lines before a record are kept with it, so pass-through is exact.
-		if r.KeepRaw && r.plain == nil {
+		if r.KeepRaw && r.plain == nil && !r.lazyPlain() {
 			r.plain = r.spool()
 		}
 		r.src.Discard(1)
@@ -338,7 +345,7 @@ func (r *Reader) next() (*Record, error) {
 			r.plain.Write(b[:1])
 		}
 	}
-	if r.KeepRaw && r.plain == nil {
+	if r.KeepRaw && r.plain == nil && !r.lazyPlain() {
 		r.plain = r.spool()
 	}
 	rec := &Record{Offset: r.memberStart, PlainOffset: r.plainPos}
@@ -542,6 +549,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 			// The block goes on in the next member (real files do this): the
 			// decompressed stream is what defines the record.
 			r.recAloneGzip = false
+			r.materialize()
 			r.dropMemberSpool()
 			if oerr := r.openMember(); oerr == nil {
 				r.memberRecs = 1
@@ -621,6 +629,7 @@ func (r *Reader) Finish() (*Raw, error) {
 		if b[0] != '\r' && b[0] != '\n' {
 			// Another record (or junk, which the next Next reports) follows in
 			// the same member: the member is not this record's alone.
+			r.materialize()
 			r.dropMemberSpool()
 			break
 		}
@@ -650,6 +659,7 @@ func (r *Reader) endMember(rec *Record) {
 	s := r.memberSpool
 	s.Truncate(s.Len() - int64(r.fbr.Buffered()))
 	r.fileSpool = s
+	r.fileIsMember = true
 	r.memberSpool = nil
 }
 
@@ -664,7 +674,8 @@ func (r *Reader) setRaw(rec *Record) {
 		r.fileSpool = nil
 		return
 	}
-	raw := &Raw{Plain: r.plain, File: r.takeFile()}
+	raw := &Raw{Plain: r.plain, FileIsMember: r.fileIsMember, File: r.takeFile()}
+	r.fileIsMember = false
 	switch {
 	case raw.File != nil:
 		raw.Size = raw.File.Len()
@@ -758,6 +769,7 @@ func (r *Reader) damagedRest(pe *ParseError) *Record {
 // "WARC/" or the end of the gzip member, and returns them as a damaged record.
 func (r *Reader) resync(pe *ParseError) *Record {
 	rec := &Record{Kind: KindDamaged, Offset: pe.Offset, PlainOffset: pe.Plain, Err: pe}
+	r.materialize()
 	if r.KeepRaw && r.plain == nil {
 		r.plain = r.spool()
 	}
@@ -838,4 +850,29 @@ func (r *Reader) padding() *Record {
 	r.setRaw(rec)
 	r.cur, r.finished = rec, true
 	return rec
+}
+
+// lazyPlain says the record about to start need not have its decompressed bytes
+// copied as they stream: it starts a gzip member whose compressed bytes are being
+// kept, and if it turns out to be alone in it, the member is all a writer needs.
+// Copying every decompressed byte into a spool cost 18% of the CPU time of a
+// pass-through run (profile of a 100 MB Heritrix file).
+func (r *Reader) lazyPlain() bool {
+	return r.gzipped && r.memberRecs == 0 && r.memberSpool != nil
+}
+
+// materialize fills in the decompressed bytes of a record read lazily, when it
+// turns out not to be alone in its member: they are the start of the member,
+// decompressed again from the kept compressed bytes.
+func (r *Reader) materialize() {
+	if !r.KeepRaw || r.plain != nil || r.memberSpool == nil {
+		return
+	}
+	p := r.spool()
+	zr, err := gzip.NewReader(r.memberSpool.NewReader())
+	if err == nil {
+		zr.Multistream(false)
+		io.CopyN(p, zr, r.plainPos-r.memberPlain)
+	}
+	r.plain = p
 }

@@ -188,9 +188,10 @@ func checkAccounted(t *testing.T, path string, recs []*Record) {
 		t.Fatal(err)
 	}
 	gz := len(in) > 2 && in[0] == 0x1f && in[1] == 0x8b
-	var out bytes.Buffer
+	var out, plainOut bytes.Buffer
 	w := NewWriter(&out, gz)
-	shared := false
+	pw := NewWriter(&plainOut, false)
+	shared, damaged := false, false
 	for _, rec := range recs {
 		if rec.Raw == nil {
 			t.Fatalf("record at %d has no raw bytes", rec.Offset)
@@ -211,7 +212,14 @@ func checkAccounted(t *testing.T, path string, recs []*Record) {
 		if err := w.CopyRaw(rec.Raw); err != nil {
 			t.Fatal(err)
 		}
+		if err := pw.CopyRaw(rec.Raw); err != nil {
+			t.Fatal(err)
+		}
+		damaged = damaged || rec.Kind == KindDamaged
 		rec.Raw.Release()
+	}
+	if gz && !damaged && !bytes.Equal(plainOut.Bytes(), gunzipAll(t, in)) {
+		t.Fatalf("written uncompressed, the records are not the decompressed input")
 	}
 	if !gz || !shared {
 		if !bytes.Equal(out.Bytes(), in) {

@@ -45,6 +45,15 @@ func (w *Writer) CopyRaw(raw *Raw) error {
 		})
 	case raw.Plain != nil:
 		return w.copySpool(raw.Plain)
+	case raw.File != nil && raw.FileIsMember:
+		zr, err := gzip.NewReader(raw.File.NewReader())
+		if err != nil {
+			return err
+		}
+		zr.Multistream(false)
+		n, err := io.Copy(w.w, zr)
+		w.n += n
+		return err
 	case raw.File != nil:
 		return w.copySpool(raw.File)
 	}
