@@ -47,6 +47,9 @@ type Options struct {
 	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem)
 	// NoVerify skips checking blocks against their WARC-Block-Digest.
 	NoVerify bool
+	// Report, if set, receives one JSON line per duplicate found and, at Close,
+	// one per cluster (see Duplicate and Cluster).
+	Report io.Writer
 }
 
 // DefaultOptions are the settings of the command line tool.
@@ -89,15 +92,19 @@ type ref struct {
 // Deduper runs the pipeline over one or more inputs, keeping its index of kept
 // payloads across them, so that a later file can refer to an earlier one.
 type Deduper struct {
-	opts  Options
-	exact map[string]ref // payload digest -> earliest capture
-	Stats Stats
+	opts   Options
+	exact  map[string]ref // payload digest -> earliest capture
+	report *report
+	Stats  Stats
 }
 
 // New returns a Deduper.
 func New(opts Options) *Deduper {
-	return &Deduper{opts: opts, exact: map[string]ref{}}
+	return &Deduper{opts: opts, exact: map[string]ref{}, report: newReport(opts.Report)}
 }
+
+// Close ends the run: it writes the report's cluster lines.
+func (d *Deduper) Close() error { return d.report.close() }
 
 // Run reads the input in (named name in errors) and writes the deduplicated
 // records to out, gzip-compressed if compress. A damaged input fails the run with a
@@ -302,6 +309,12 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	}
 	h := Revisit(rec, digest, kept.id, kept.uri, kept.date)
 	if err := w.WriteRecord(h, pay.HTTP.Head); err != nil {
+		return err
+	}
+	if err := d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
+		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: kept.uri, KeptDate: kept.date,
+		KeptID: kept.id, Method: "exact", Similarity: 1, Relation: relation(kept.uri, rec.Header.Get("WARC-Target-URI")),
+		Action: "revisit"}); err != nil {
 		return err
 	}
 	d.Stats.Revisits++

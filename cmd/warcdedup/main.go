@@ -62,6 +62,7 @@ const maxProblemLines = 20
 
 type config struct {
 	opts     dedup.Options
+	report   string
 	compress string
 	quiet    bool
 }
@@ -84,6 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for spooling very large records (default: the system's)")
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
+	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	if err := fl.Parse(args); err != nil {
@@ -133,12 +135,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.Warn("further nonconforming records are counted, not listed")
 		}
 	}
+	var rep *os.File
+	if cfg.report != "" {
+		if rep, err = os.Create(cfg.report); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+			return exitFailure
+		}
+		defer rep.Close()
+		cfg.opts.Report = rep
+	}
 	d := dedup.New(cfg.opts)
 	start := time.Now()
 	for _, j := range jobs {
 		if err := runJob(d, j, cfg, stdin, stdout); err != nil {
 			log.Error("failed", "input", j.in, "err", err)
 			summary(stderr, d, time.Since(start), cfg.quiet)
+			return exitFailure
+		}
+	}
+	if err := d.Close(); err != nil {
+		log.Error("writing the report", "err", err)
+		return exitFailure
+	}
+	if rep != nil {
+		if err := rep.Close(); err != nil {
+			log.Error("writing the report", "err", err)
 			return exitFailure
 		}
 	}
