@@ -1,0 +1,573 @@
+package matcher
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"warcdedup/features"
+)
+
+// Guess chooses which match Match reports when several indexed documents reach
+// the threshold (Stanford report, Sec. 3.3.1).
+type Guess uint8
+
+const (
+	// BestGuess reports the indexed document with the highest similarity,
+	// ties going to the smallest id (the earliest record). The report found it
+	// more precise than First Guess, most of all at low thresholds; it is the
+	// default.
+	BestGuess Guess = iota
+	// FirstGuess reports the first document met during the pruned index
+	// traversal whose similarity reaches the threshold, and stops there: cheaper,
+	// less precise. Which one is first depends only on the sequence of Add
+	// calls, so it is deterministic.
+	FirstGuess
+)
+
+// Candidate is a match: the caller's id of an indexed document and its
+// similarity to the query (multi-set Jaccard for SpotSigs).
+type Candidate struct {
+	ID  uint32
+	Sim float64
+}
+
+// SpotSigs is the exact SpotSigs matcher of SIGIR 2008, Sec. 4 and
+// Algorithm 1, used incrementally (Stanford report, Sec. 3.3.3): Match finds
+// the indexed documents whose multi-set Jaccard with a query is at least tau,
+// Add indexes a document, Observe does both the way incremental matching does.
+//
+// Layout. Documents' signatures are kept in one arena (keys, counts: 12 bytes
+// a signature). A key maps, through an open-addressing table of uint32 slots
+// that stores no keys (a slot points into the arena or at a posting list, and
+// the key is read from there), either to the one document holding it or to a
+// posting list of document numbers sorted by descending length. A list sorted
+// by length is the concatenation of the paper's per-partition lists, one
+// partition after the other, so a partition's list is a sub-range found by
+// binary search. To keep Add cheap on long lists, new postings go to an
+// unsorted tail that is merged when it reaches a quarter of the sorted part
+// (amortised O(log n) per posting); queries scan the tail without the
+// sorted-order break.
+//
+// A SpotSigs is not safe for concurrent use: queries reuse scratch space.
+type SpotSigs struct {
+	tau    ratio
+	bounds []uint32 // partition boundaries, shared by all indexes with this tau
+
+	docs []doc
+	keys []uint64 // arena: signatures of all indexed documents, doc after doc
+	cnts []uint32
+
+	slots []uint32 // 0 empty; arena position+1; or listTag|list number
+	used  int
+	lists []plist
+
+	mark    []uint32 // per document: generation it was last checked in
+	gen     uint32
+	scratch []qsig
+
+	comparisons uint64
+}
+
+type doc struct {
+	id    uint32 // caller's id
+	len   uint32 // multi-set length |d|: sum of counts
+	start uint32 // first arena position
+}
+
+type plist struct {
+	key    uint64
+	docs   []uint32 // docs[:sorted] by (len desc, number asc); docs[sorted:] unsorted
+	sorted int
+}
+
+// qsig is one query signature found in the index.
+type qsig struct {
+	ref  uint32 // slot value
+	freq uint32
+	df   uint32
+}
+
+const listTag = 1 << 31
+
+// NewSpotSigs returns an empty index for similarity threshold tau in (0, 1].
+// tau is taken as the decimal the float64 prints as (0.8 is 4/5), and a pair
+// matches when its Jaccard is at least that fraction, compared exactly.
+func NewSpotSigs(tau float64) (*SpotSigs, error) {
+	r, err := parseTau(tau)
+	if err != nil {
+		return nil, err
+	}
+	return &SpotSigs{tau: r, bounds: partitionBounds(r)}, nil
+}
+
+// Tau is the threshold the index was built for.
+func (s *SpotSigs) Tau() float64 { return s.tau.float() }
+
+// Len is the number of indexed documents.
+func (s *SpotSigs) Len() int { return len(s.docs) }
+
+// Comparisons is the number of Jaccard similarities computed so far: the
+// quantity the partitioning and the delta1/delta2 pruning of Algorithm 1
+// minimise (SIGIR 2008, Sec. 4.3), exposed for tests and benchmarks.
+func (s *SpotSigs) Comparisons() uint64 { return s.comparisons }
+
+// Add indexes bag under the caller's id. Empty bags are not indexed: they can
+// match nothing. Add panics if bag is not a valid features.Bag (keys strictly
+// increasing) or longer than 2^32-1, or if the arena would pass 2^32 entries.
+func (s *SpotSigs) Add(id uint32, bag features.Bag) {
+	l := checkBag(bag)
+	if l == 0 {
+		return
+	}
+	if uint64(len(s.keys))+uint64(len(bag)) > maxLen {
+		panic("matcher: SpotSigs arena full")
+	}
+	d := uint32(len(s.docs))
+	start := uint32(len(s.keys))
+	s.docs = append(s.docs, doc{id: id, len: uint32(l), start: start})
+	s.mark = append(s.mark, 0)
+	for i, e := range bag {
+		s.keys = append(s.keys, e.Key)
+		s.cnts = append(s.cnts, e.N)
+		s.post(e.Key, start+uint32(i), d)
+	}
+}
+
+// checkBag returns the multi-set length of b and panics on an invalid bag: a
+// features.Bag is sorted and unique by construction, so this is a programming
+// error, and an unsorted bag would silently give wrong similarities.
+func checkBag(b features.Bag) uint64 {
+	var l uint64
+	for i, e := range b {
+		if i > 0 && b[i-1].Key >= e.Key {
+			panic("matcher: bag keys not strictly increasing")
+		}
+		l += uint64(e.N)
+	}
+	if l > maxLen {
+		panic(fmt.Sprintf("matcher: bag length %d too large", l))
+	}
+	return l
+}
+
+// Observe is one step of incremental matching (Stanford report, Sec. 3.3.3,
+// Figure 8): bag is matched against the documents indexed so far and, only if
+// it matches none, indexed under id. It returns the match, if any, chosen by g.
+func (s *SpotSigs) Observe(id uint32, bag features.Bag, g Guess) (Candidate, bool) {
+	c, ok := s.Match(bag, g)
+	if !ok {
+		s.Add(id, bag)
+	}
+	return c, ok
+}
+
+// Match returns the indexed document bag matches (Jaccard >= tau), chosen by g,
+// and whether there is one. The index is not changed.
+func (s *SpotSigs) Match(bag features.Bag, g Guess) (Candidate, bool) {
+	var best struct {
+		d            uint32
+		inter, union uint64
+		ok           bool
+	}
+	s.search(bag, noSelf, false, func(d uint32, inter, union uint64) bool {
+		if !best.ok || fracLess(best.inter, best.union, inter, union) ||
+			!fracLess(inter, union, best.inter, best.union) && s.docs[d].id < s.docs[best.d].id {
+			best.d, best.inter, best.union, best.ok = d, inter, union, true
+		}
+		return g == FirstGuess
+	})
+	if !best.ok {
+		return Candidate{}, false
+	}
+	return Candidate{ID: s.docs[best.d].id, Sim: float64(best.inter) / float64(best.union)}, true
+}
+
+// MatchAll appends to dst every indexed document bag matches, by descending
+// similarity then ascending id, and returns the extended slice.
+func (s *SpotSigs) MatchAll(bag features.Bag, dst []Candidate) []Candidate {
+	n := len(dst)
+	s.search(bag, noSelf, false, func(d uint32, inter, union uint64) bool {
+		dst = append(dst, Candidate{ID: s.docs[d].id, Sim: float64(inter) / float64(union)})
+		return false
+	})
+	sortCandidates(dst[n:])
+	return dst
+}
+
+func sortCandidates(c []Candidate) {
+	slices.SortFunc(c, func(a, b Candidate) int {
+		switch {
+		case a.Sim > b.Sim:
+			return -1
+		case a.Sim < b.Sim:
+			return 1
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+const noSelf = ^uint32(0)
+
+// search is Algorithm 1 of SIGIR 2008 for one query document x, exact in both
+// length directions. emit is called with every indexed document number d and
+// the integer intersection and union of x and d when their Jaccard reaches
+// tau; it returns true to stop the search. With rightOnly (full matching,
+// where x itself is indexed as number self), only documents after x in
+// (length, number) order are considered, so each pair is found once: the
+// paper's "own and right-neighbour partition".
+//
+// Why it is exact. Let F (delta1) be the total frequency in x of the
+// signatures whose lists are done. A document y met for the first time now
+// shares none of them, so |x ∩ y| <= m = min(|x| - F, |y|) and
+// sim(x,y) <= m / (|x| + |y| - m). Hence:
+//   - continue: skip y when that bound is below tau (covers line 16, y longer);
+//   - break the list (line 18): in a list sorted by descending length, when
+//     |y| <= |x| and min(|x| - F, |y|) < tau*|x|, every later (shorter) entry
+//     is bounded by the same quantity, since |x| + |y'| - m >= |x|;
+//   - stop (line 26): when |x| - F < tau*|x| no unmet document can match.
+//
+// A document passed over by a break or a continue was excluded by a bound that
+// was valid when it was first met, so re-meeting it later with a bound that no
+// longer applies (it shares an earlier signature) can only skip a document
+// that cannot match anyway. Signatures absent from the index go first with
+// document frequency 0: they cost nothing and raise F before any list is read.
+// The order of the others (rarest first) only affects speed.
+func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func(d uint32, inter, union uint64) bool) {
+	if len(s.docs) == 0 || len(x) == 0 {
+		return
+	}
+	lx := checkBag(x)
+	if lx == 0 {
+		return
+	}
+	lo, hi := s.tau.window(lx)
+	if rightOnly {
+		lo = lx
+	}
+
+	// Look every signature up once: absent ones raise F0 for free.
+	var f0 uint64
+	q := s.scratch[:0]
+	for _, e := range x {
+		ref := s.find(e.Key)
+		if ref == 0 {
+			f0 += uint64(e.N)
+			continue
+		}
+		df := uint32(1)
+		if ref&listTag != 0 {
+			df = uint32(len(s.lists[ref&^listTag].docs))
+		}
+		q = append(q, qsig{ref: ref, freq: e.N, df: df})
+	}
+	s.scratch = q
+	// Rarest first by document frequency in the whole index; the paper sorts
+	// by the frequency in the document's own partition and reuses that order
+	// for the neighbour, also an approximation. Stable for determinism.
+	slices.SortStableFunc(q, func(a, b qsig) int { return int(a.df) - int(b.df) })
+
+	s.gen++
+	if s.gen == 0 { // wrapped: clear stale marks once every 2^32 queries
+		clear(s.mark)
+		s.gen = 1
+	}
+
+	// Partitions meeting [lo, hi]: the own one first, then the right and the
+	// left neighbour (SIGIR 2008, Sec. 4.2); more only past the partition cap.
+	kx := s.partition(lx)
+	klo, khi := s.partition(lo), s.partition(hi)
+	order := make([]int, 0, 4)
+	order = append(order, kx)
+	for k := kx + 1; k <= khi; k++ {
+		order = append(order, k)
+	}
+	for k := kx - 1; k >= klo; k-- {
+		order = append(order, k)
+	}
+	for _, k := range order {
+		a := max(uint64(s.bounds[k]), lo)
+		b := hi
+		if k+1 < len(s.bounds) {
+			b = min(uint64(s.bounds[k+1])-1, hi)
+		}
+		if a > b {
+			continue
+		}
+		if s.scanPartition(x, lx, f0, q, uint32(a), uint32(b), self, rightOnly, emit) {
+			return
+		}
+	}
+}
+
+// partition is the k with p_k <= l < p_{k+1}.
+func (s *SpotSigs) partition(l uint64) int {
+	k, found := slices.BinarySearch(s.bounds, uint32(min(l, maxLen)))
+	if !found {
+		k--
+	}
+	return max(k, 0)
+}
+
+// scanPartition runs the inverted-list traversal of Algorithm 1 over the
+// documents with lengths in [a, b] (one partition cut to the length window).
+// It reports whether emit asked to stop.
+func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, self uint32, rightOnly bool,
+	emit func(d uint32, inter, union uint64) bool) bool {
+	// consider handles one posting; it returns (stop search, break list).
+	consider := func(d uint32, sorted bool) (bool, bool) {
+		ly := uint64(s.docs[d].len)
+		if s.mark[d] == s.gen {
+			return false, false
+		}
+		if rightOnly && ly == lx && d <= self {
+			return false, false
+		}
+		m := min(lx-f, ly) // bound on |x ∩ y| for a document first met now
+		if sorted && ly <= lx && !s.tau.atLeast(m, lx) {
+			return false, true // delta1 + delta2 break (Algorithm 1, line 18)
+		}
+		if !s.tau.atLeast(m, lx+ly-m) {
+			return false, false // continue (line 16)
+		}
+		s.mark[d] = s.gen
+		inter, union := s.jaccard(x, d)
+		if s.tau.atLeast(inter, union) {
+			return emit(d, inter, union), false
+		}
+		return false, false
+	}
+	for _, e := range q {
+		if !s.tau.atLeast(lx-f, lx) {
+			return false // delta1 break (line 26)
+		}
+		if e.ref&listTag == 0 {
+			d := s.docOf(e.ref - 1)
+			if l := s.docs[d].len; a <= l && l <= b {
+				if stop, _ := consider(d, false); stop {
+					return true
+				}
+			}
+			f += uint64(e.freq)
+			continue
+		}
+		pl := &s.lists[e.ref&^listTag]
+		main := pl.docs[:pl.sorted]
+		// First entry not longer than b: lists run from long to short.
+		i, _ := slices.BinarySearchFunc(main, b, func(d, b uint32) int {
+			if s.docs[d].len > b {
+				return -1
+			}
+			return 1
+		})
+		for ; i < len(main); i++ {
+			d := main[i]
+			if s.docs[d].len < a {
+				break // the rest belongs to the partitions on the left
+			}
+			stop, brk := consider(d, true)
+			if stop {
+				return true
+			}
+			if brk {
+				break
+			}
+		}
+		for _, d := range pl.docs[pl.sorted:] {
+			if l := s.docs[d].len; a <= l && l <= b {
+				if stop, _ := consider(d, false); stop {
+					return true
+				}
+			}
+		}
+		f += uint64(e.freq)
+	}
+	return false
+}
+
+// jaccard returns the multi-set intersection sum(min) and union sum(max) of
+// x and indexed document d (SIGIR 2008, Sec. 4.1).
+func (s *SpotSigs) jaccard(x features.Bag, d uint32) (inter, union uint64) {
+	s.comparisons++
+	st, end := s.docs[d].start, uint32(len(s.keys))
+	if int(d)+1 < len(s.docs) {
+		end = s.docs[d+1].start
+	}
+	keys, cnts := s.keys[st:end], s.cnts[st:end]
+	i, j := 0, 0
+	for i < len(x) && j < len(keys) {
+		switch {
+		case x[i].Key < keys[j]:
+			union += uint64(x[i].N)
+			i++
+		case x[i].Key > keys[j]:
+			union += uint64(cnts[j])
+			j++
+		default:
+			a, b := uint64(x[i].N), uint64(cnts[j])
+			inter += min(a, b)
+			union += max(a, b)
+			i++
+			j++
+		}
+	}
+	for ; i < len(x); i++ {
+		union += uint64(x[i].N)
+	}
+	for ; j < len(keys); j++ {
+		union += uint64(cnts[j])
+	}
+	return inter, union
+}
+
+// docOf is the document owning arena position p.
+func (s *SpotSigs) docOf(p uint32) uint32 {
+	i, found := slices.BinarySearchFunc(s.docs, p, func(d doc, p uint32) int {
+		switch {
+		case d.start < p:
+			return -1
+		case d.start > p:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		i--
+	}
+	return uint32(i)
+}
+
+// hashSlot spreads keys over the table (Fibonacci hashing); the keys are
+// hashes already, but tests and callers may use small integers.
+func hashSlot(k uint64, shift uint) uint64 { return (k * 0x9E3779B97F4A7C15) >> shift }
+
+// slotKey is the key a non-empty slot stands for.
+func (s *SpotSigs) slotKey(v uint32) uint64 {
+	if v&listTag != 0 {
+		return s.lists[v&^listTag].key
+	}
+	return s.keys[v-1]
+}
+
+// find returns the slot value for key, 0 if the key is not indexed.
+func (s *SpotSigs) find(key uint64) uint32 {
+	if len(s.slots) == 0 {
+		return 0
+	}
+	mask := uint64(len(s.slots) - 1)
+	shift := uint(64 - bits.TrailingZeros(uint(len(s.slots))))
+	for i := hashSlot(key, shift); ; i = (i + 1) & mask {
+		v := s.slots[i]
+		if v == 0 || s.slotKey(v) == key {
+			return v
+		}
+	}
+}
+
+// post adds document d (whose entry for key is at arena position p) to key's
+// postings.
+func (s *SpotSigs) post(key uint64, p, d uint32) {
+	if (s.used+1)*4 > len(s.slots)*3 {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	shift := uint(64 - bits.TrailingZeros(uint(len(s.slots))))
+	i := hashSlot(key, shift)
+	for ; ; i = (i + 1) & mask {
+		v := s.slots[i]
+		if v == 0 {
+			s.slots[i] = p + 1
+			s.used++
+			return
+		}
+		if s.slotKey(v) == key {
+			break
+		}
+	}
+	v := s.slots[i]
+	if v&listTag == 0 { // second document with this key: make a list
+		d0 := s.docOf(v - 1)
+		if len(s.lists) >= listTag-1 {
+			panic("matcher: SpotSigs list table full")
+		}
+		pl := plist{key: key, docs: []uint32{d0, d}}
+		if s.before(d, d0) {
+			pl.docs[0], pl.docs[1] = d, d0
+		}
+		pl.sorted = 2
+		s.lists = append(s.lists, pl)
+		s.slots[i] = listTag | uint32(len(s.lists)-1)
+		return
+	}
+	pl := &s.lists[v&^listTag]
+	pl.docs = append(pl.docs, d)
+	if tail := len(pl.docs) - pl.sorted; tail > 8 && tail*4 > pl.sorted {
+		s.mergeTail(pl)
+	}
+}
+
+// before is the posting order: longer first, then smaller document number.
+func (s *SpotSigs) before(a, b uint32) bool {
+	la, lb := s.docs[a].len, s.docs[b].len
+	return la > lb || la == lb && a < b
+}
+
+func (s *SpotSigs) cmpPost(a, b uint32) int {
+	switch {
+	case s.before(a, b):
+		return -1
+	case s.before(b, a):
+		return 1
+	}
+	return 0
+}
+
+// mergeTail sorts the unsorted tail of pl and merges it into the sorted part.
+func (s *SpotSigs) mergeTail(pl *plist) {
+	tail := slices.Clone(pl.docs[pl.sorted:])
+	slices.SortFunc(tail, s.cmpPost)
+	// Merge from the back into pl.docs, which has room for both parts.
+	i, j, k := pl.sorted-1, len(tail)-1, len(pl.docs)-1
+	for j >= 0 {
+		if i >= 0 && s.before(tail[j], pl.docs[i]) {
+			pl.docs[k] = pl.docs[i]
+			i--
+		} else {
+			pl.docs[k] = tail[j]
+			j--
+		}
+		k--
+	}
+	pl.sorted = len(pl.docs)
+}
+
+// flush merges every list's tail, so full matching runs on fully sorted lists.
+func (s *SpotSigs) flush() {
+	for i := range s.lists {
+		if s.lists[i].sorted < len(s.lists[i].docs) {
+			s.mergeTail(&s.lists[i])
+		}
+	}
+}
+
+func (s *SpotSigs) grow() {
+	n := max(16, 2*len(s.slots))
+	old := s.slots
+	s.slots = make([]uint32, n)
+	mask := uint64(n - 1)
+	shift := uint(64 - bits.TrailingZeros(uint(n)))
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		i := hashSlot(s.slotKey(v), shift)
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = v
+	}
+}

@@ -1,0 +1,407 @@
+package matcher
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"warcdedup/features"
+)
+
+// bag builds a features.Bag from key:count pairs.
+func bag(kv ...uint32) features.Bag {
+	var b features.Bag
+	for i := 0; i < len(kv); i += 2 {
+		b = append(b, features.Entry{Key: uint64(kv[i]), N: kv[i+1]})
+	}
+	slices.SortFunc(b, func(x, y features.Entry) int { return int(int64(x.Key) - int64(y.Key)) })
+	return b
+}
+
+// bruteSim is an independent multi-set Jaccard: maps and big.Rat, no shared code
+// with the matcher.
+func bruteSim(a, b features.Bag) *big.Rat {
+	ca, cb := map[uint64]int64{}, map[uint64]int64{}
+	for _, e := range a {
+		ca[e.Key] += int64(e.N)
+	}
+	for _, e := range b {
+		cb[e.Key] += int64(e.N)
+	}
+	var inter, union int64
+	for k, x := range ca {
+		y := cb[k]
+		inter += min(x, y)
+		union += max(x, y)
+	}
+	for k, y := range cb {
+		if _, ok := ca[k]; !ok {
+			union += y
+		}
+	}
+	if union == 0 {
+		return new(big.Rat)
+	}
+	return big.NewRat(inter, union)
+}
+
+func bruteMatch(a, b features.Bag, tau string) bool {
+	t, _ := new(big.Rat).SetString(tau)
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	return bruteSim(a, b).Cmp(t) >= 0
+}
+
+// randomBags makes n bags over a small vocabulary so that shared signatures,
+// equal lengths and similarities exactly at the threshold are common: about
+// half are mutations of an earlier bag (a count moved by one, a key added or
+// dropped), like near duplicates.
+func randomBags(r *rand.Rand, n, vocab int) []features.Bag {
+	bags := make([]features.Bag, 0, n)
+	for i := range n {
+		var m map[uint64]uint32
+		if i > 0 && r.IntN(2) == 0 {
+			m = map[uint64]uint32{}
+			for _, e := range bags[r.IntN(len(bags))] {
+				m[e.Key] = e.N
+			}
+			for range 1 + r.IntN(3) {
+				k := uint64(r.IntN(vocab))
+				switch r.IntN(3) {
+				case 0:
+					m[k]++
+				case 1:
+					if m[k] > 0 {
+						m[k]--
+					}
+				default:
+					delete(m, k)
+				}
+			}
+		} else {
+			m = map[uint64]uint32{}
+			for range 1 + r.IntN(12) {
+				m[uint64(r.IntN(vocab))] += uint32(1 + r.IntN(4))
+			}
+		}
+		var keys []uint64
+		for k, c := range m {
+			for range c {
+				keys = append(keys, k)
+			}
+		}
+		bags = append(bags, features.BagOf(keys))
+	}
+	return bags
+}
+
+var taus = []string{"0.5", "0.7", "0.8", "0.9", "1"}
+
+func mustTau(t testing.TB, s string) float64 {
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestAllPairsExact: full matching returns exactly the pairs brute force finds.
+func TestAllPairsExact(t *testing.T) {
+	for _, tau := range taus {
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(seed, 1))
+			bags := randomBags(r, 150+r.IntN(150), 10+r.IntN(40))
+			got, _, err := AllPairs(mustTau(t, tau), bags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []Pair
+			for i := range bags {
+				for j := i + 1; j < len(bags); j++ {
+					if bruteMatch(bags[i], bags[j], tau) {
+						f, _ := bruteSim(bags[i], bags[j]).Float64()
+						want = append(want, Pair{A: uint32(i), B: uint32(j), Sim: f})
+					}
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("tau %s seed %d: got %d pairs, want %d\ngot  %v\nwant %v", tau, seed, len(got), len(want), got, want)
+			}
+		}
+	}
+}
+
+// TestMatchExact: every query, shorter or longer than the indexed documents,
+// finds exactly the brute-force set; Best Guess is its maximum with ties to
+// the smallest id; First Guess returns a member of it.
+func TestMatchExact(t *testing.T) {
+	for _, tau := range taus {
+		var pairs, exact int
+		for seed := range uint64(10) {
+			r := rand.New(rand.NewPCG(seed, 2))
+			bags := randomBags(r, 400, 10+r.IntN(40))
+			s, err := NewSpotSigs(mustTau(t, tau))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, q := range bags {
+				id := uint32(1000 + i)
+				var want []uint32
+				var best *big.Rat
+				var bestID uint32
+				for j := range i {
+					if !bruteMatch(bags[j], q, tau) {
+						continue
+					}
+					jid := uint32(1000 + j)
+					want = append(want, jid)
+					sim := bruteSim(bags[j], q)
+					if best == nil || sim.Cmp(best) > 0 {
+						best, bestID = sim, jid
+					}
+					t0, _ := new(big.Rat).SetString(tau)
+					if sim.Cmp(t0) == 0 {
+						exact++
+					}
+				}
+				pairs += len(want)
+				var got []uint32
+				for _, c := range s.MatchAll(q, nil) {
+					got = append(got, c.ID)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("tau %s seed %d doc %d: got %v want %v", tau, seed, i, got, want)
+				}
+				c, ok := s.Match(q, BestGuess)
+				if ok != (best != nil) || ok && c.ID != bestID {
+					t.Fatalf("tau %s seed %d doc %d: best guess %v %v, want %d", tau, seed, i, c, ok, bestID)
+				}
+				c, ok = s.Match(q, FirstGuess)
+				if ok != (best != nil) || ok && !slices.Contains(want, c.ID) {
+					t.Fatalf("tau %s seed %d doc %d: first guess %v %v, want one of %v", tau, seed, i, c, ok, want)
+				}
+				s.Add(id, q)
+			}
+		}
+		// The test must exercise matches, and matches exactly at tau.
+		if pairs < 500 || exact < 20 {
+			t.Errorf("tau %s: only %d matching pairs, %d exactly at tau", tau, pairs, exact)
+		}
+		t.Logf("tau %s: %d matching pairs, %d exactly at tau", tau, pairs, exact)
+	}
+}
+
+// TestObserve: incremental matching indexes only unique documents and reports
+// the best kept match, as a brute-force replay does.
+func TestObserve(t *testing.T) {
+	for _, tau := range taus {
+		r := rand.New(rand.NewPCG(7, 7))
+		bags := randomBags(r, 600, 25)
+		s, _ := NewSpotSigs(mustTau(t, tau))
+		var kept []int
+		dups := 0
+		for i, q := range bags {
+			var best *big.Rat
+			bestID := -1
+			for _, j := range kept {
+				if bruteMatch(bags[j], q, tau) {
+					if sim := bruteSim(bags[j], q); best == nil || sim.Cmp(best) > 0 {
+						best, bestID = sim, j
+					}
+				}
+			}
+			c, ok := s.Observe(uint32(i), q, BestGuess)
+			if ok != (bestID >= 0) || ok && int(c.ID) != bestID {
+				t.Fatalf("tau %s doc %d: got %v %v, want %d", tau, i, c, ok, bestID)
+			}
+			if ok {
+				dups++
+			} else if len(q) > 0 {
+				kept = append(kept, i)
+			}
+		}
+		if s.Len() != len(kept) || dups == 0 {
+			t.Fatalf("tau %s: index holds %d, kept %d, %d duplicates", tau, s.Len(), len(kept), dups)
+		}
+	}
+}
+
+// TestWorkedExample is the SIGIR 2008 example of Sec. 4.3 / Figure 3:
+// sim(d1,d3) = 12/15 = 0.8 exactly, found with one Jaccard computation.
+func TestWorkedExample(t *testing.T) {
+	d1 := bag(1, 5, 2, 4, 3, 4)
+	d2 := bag(1, 8, 2, 4)
+	d3 := bag(1, 4, 2, 5, 3, 5)
+	s, err := NewSpotSigs(0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Add(2, d2)
+	s.Add(3, d3)
+	c, ok := s.Match(d1, BestGuess)
+	if !ok || c.ID != 3 || c.Sim != 0.8 {
+		t.Fatalf("got %v %v, want d3 at 0.8", c, ok)
+	}
+	if s.Comparisons() != 1 {
+		t.Fatalf("%d Jaccard computations, want 1", s.Comparisons())
+	}
+	// The paper assumes the three share a partition; with its own rule for
+	// tau = 0.8 (..., 8, 11, 14, 18, ...) d1 and d2 are in [11,14) and d3 in
+	// the right neighbour [14,18), which is why that neighbour is checked.
+	for _, tt := range []struct{ l, lo, hi uint64 }{{12, 11, 14}, {13, 11, 14}, {14, 14, 18}} {
+		if k := s.partition(tt.l); uint64(s.bounds[k]) != tt.lo || uint64(s.bounds[k+1]) != tt.hi {
+			t.Errorf("length %d in partition [%d,%d)", tt.l, s.bounds[k], s.bounds[k+1])
+		}
+	}
+	pairs, _, _ := AllPairs(0.8, []features.Bag{d1, d2, d3})
+	if want := []Pair{{0, 2, 0.8}}; !slices.Equal(pairs, want) {
+		t.Fatalf("AllPairs: %v, want %v", pairs, want)
+	}
+}
+
+func TestPartitionBounds(t *testing.T) {
+	tests := []struct {
+		tau  float64
+		want []uint32
+	}{
+		// p_{k+1} = floor(p_k/tau) + 1: for tau = 0.8, 5 is not > 4/0.8, so 4 -> 6.
+		{0.8, []uint32{1, 2, 3, 4, 6, 8, 11, 14, 18, 23, 29, 37, 47, 59}},
+		{0.5, []uint32{1, 3, 7, 15, 31, 63, 127}},
+		{0.9, []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 22, 25}},
+		{1, []uint32{1, 2, 3, 4, 5, 6, 7}},
+	}
+	for _, tt := range tests {
+		r, err := parseTau(tt.tau)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := partitionBounds(r)
+		if !slices.Equal(b[:len(tt.want)], tt.want) {
+			t.Errorf("tau %v: %v, want %v", tt.tau, b[:len(tt.want)], tt.want)
+		}
+		// SIGIR 2008 condition (A): a similar pair is in one partition or two neighbours.
+		s := &SpotSigs{tau: r, bounds: b}
+		for x := uint64(1); x < 3000; x++ {
+			lo, hi := r.window(x)
+			if d := s.partition(hi) - s.partition(x); d > 1 {
+				t.Fatalf("tau %v: lengths %d and %d are %d partitions apart", tt.tau, x, hi, d)
+			}
+			if d := s.partition(x) - s.partition(lo); d > 1 {
+				t.Fatalf("tau %v: lengths %d and %d are %d partitions apart", tt.tau, lo, x, d)
+			}
+		}
+	}
+}
+
+func TestParseTau(t *testing.T) {
+	tests := []struct {
+		tau      float64
+		num, den uint64
+		ok       bool
+	}{
+		{0.8, 4, 5, true},
+		{1, 1, 1, true},
+		{0.85, 17, 20, true},
+		{1.0 / 3, 3333333333333333, 10000000000000000, true},
+		{0, 0, 0, false},
+		{-0.5, 0, 0, false},
+		{1.5, 0, 0, false},
+		{1e-30, 0, 0, false},
+	}
+	for _, tt := range tests {
+		r, err := parseTau(tt.tau)
+		if (err == nil) != tt.ok || r.num != tt.num || r.den != tt.den {
+			t.Errorf("parseTau(%v) = %v, %v; want %d/%d ok=%v", tt.tau, r, err, tt.num, tt.den, tt.ok)
+		}
+	}
+	r, _ := parseTau(0.8)
+	if !r.atLeast(12, 15) || r.atLeast(11, 14) || r.atLeast(0, 0) || !r.atLeast(4, 5) {
+		t.Error("atLeast wrong at 4/5")
+	}
+}
+
+func TestClusters(t *testing.T) {
+	tests := []struct {
+		n     int
+		pairs []Pair
+		want  []uint32
+	}{
+		{3, nil, []uint32{0, 1, 2}},
+		{5, []Pair{{A: 3, B: 4}, {A: 1, B: 4}}, []uint32{0, 1, 2, 1, 1}},
+		{6, []Pair{{A: 4, B: 5}, {A: 2, B: 3}, {A: 3, B: 5}, {A: 0, B: 1}}, []uint32{0, 0, 2, 2, 2, 2}},
+		{2, []Pair{{A: 0, B: 7}}, []uint32{0, 1}}, // out of range ignored
+	}
+	for _, tt := range tests {
+		if got := Clusters(tt.n, tt.pairs); !slices.Equal(got, tt.want) {
+			t.Errorf("Clusters(%d, %v) = %v, want %v", tt.n, tt.pairs, got, tt.want)
+		}
+	}
+}
+
+// TestEmptyAndInvalid: empty bags match nothing and are not indexed; an
+// unsorted bag is a programming error.
+func TestEmptyAndInvalid(t *testing.T) {
+	s, _ := NewSpotSigs(0.5)
+	s.Add(1, nil)
+	s.Add(2, bag(1, 0))
+	if s.Len() != 0 {
+		t.Fatalf("empty bags indexed: %d", s.Len())
+	}
+	if _, ok := s.Match(nil, BestGuess); ok {
+		t.Fatal("empty query matched")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("unsorted bag accepted")
+		}
+	}()
+	s.Add(3, features.Bag{{Key: 2, N: 1}, {Key: 1, N: 1}})
+}
+
+// TestLongLists drives many postings onto few keys so that tails are merged
+// many times, and checks the lists stay sorted and complete.
+func TestLongLists(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	s, _ := NewSpotSigs(0.7)
+	bags := randomBags(r, 3000, 6)
+	for i, b := range bags {
+		s.Add(uint32(i), b)
+	}
+	total := 0
+	for _, pl := range s.lists {
+		if !slices.IsSortedFunc(pl.docs[:pl.sorted], s.cmpPost) {
+			t.Fatal("sorted part not sorted")
+		}
+		total += len(pl.docs)
+	}
+	singles := 0
+	for _, v := range s.slots {
+		if v != 0 && v&listTag == 0 {
+			singles++
+		}
+	}
+	if total+singles != len(s.keys) {
+		t.Fatalf("%d postings for %d arena entries", total+singles, len(s.keys))
+	}
+	// And queries on merged lists are still exact.
+	for i := 0; i < len(bags); i += 97 {
+		var want []uint32
+		for j := range bags {
+			if bruteMatch(bags[j], bags[i], "0.7") {
+				want = append(want, uint32(j))
+			}
+		}
+		var got []uint32
+		for _, c := range s.MatchAll(bags[i], nil) {
+			got = append(got, c.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("doc %d: got %v want %v", i, got, want)
+		}
+	}
+}
