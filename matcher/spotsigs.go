@@ -393,10 +393,7 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 // x and indexed document d (SIGIR 2008, Sec. 4.1).
 func (s *SpotSigs) jaccard(x features.Bag, d uint32) (inter, union uint64) {
 	s.comparisons++
-	st, end := s.docs[d].start, uint32(len(s.keys))
-	if int(d)+1 < len(s.docs) {
-		end = s.docs[d+1].start
-	}
+	st, end := s.span(d)
 	keys, cnts := s.keys[st:end], s.cnts[st:end]
 	i, j := 0, 0
 	for i < len(x) && j < len(keys) {
@@ -422,6 +419,25 @@ func (s *SpotSigs) jaccard(x features.Bag, d uint32) (inter, union uint64) {
 		union += uint64(cnts[j])
 	}
 	return inter, union
+}
+
+// bagOf returns a copy of indexed document d's bag.
+func (s *SpotSigs) bagOf(d uint32) features.Bag {
+	st, end := s.span(d)
+	b := make(features.Bag, 0, end-st)
+	for p := st; p < end; p++ {
+		b = append(b, features.Entry{Key: s.keys[p], N: s.cnts[p]})
+	}
+	return b
+}
+
+// span is the arena range of document d.
+func (s *SpotSigs) span(d uint32) (start, end uint32) {
+	start, end = s.docs[d].start, uint32(len(s.keys))
+	if int(d)+1 < len(s.docs) {
+		end = s.docs[d+1].start
+	}
+	return start, end
 }
 
 // docOf is the document owning arena position p.
