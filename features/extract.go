@@ -1,0 +1,523 @@
+package features
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Extractor turns HTTP response bodies into Docs. It keeps its buffers between
+// calls, so a worker should own one Extractor and call Extract for page after
+// page; the only per-page allocations are the html.Tokenizer, the slices the
+// returned Doc owns and, for pages with images, URL parsing. An Extractor is not
+// safe for concurrent use.
+type Extractor struct {
+	cfg    Config
+	steps  []int
+	stop   map[uint64]uint8 // word hash -> flagStop|flagAnte|flagAFAnte
+	afAnte bool             // some AF antecedent is not a SpotSigs antecedent
+
+	rd    bytes.Reader
+	dec   []byte   // body decoded to UTF-8 (non-UTF-8 pages only)
+	text  []byte   // normalized text: NFKC, case-folded, single spaces
+	nfkc  []byte   // scratch for NFKC
+	imgs  []imgRef // IMG terms with their position in text
+	terms []uint64 // Henzinger term hashes in document order
+	words []word   // SpotSigs words (and sentence marks when FamAF is on)
+	keys  []uint64 // scratch for bags
+	acc   [384]int64
+	cjk   int
+	qbuf  []byte
+	qoff  []int32
+	mins  [84]uint64
+}
+
+// imgRef is an IMG tag's term and where in the text it occurred.
+type imgRef struct {
+	pos  int
+	hash uint64
+}
+
+// word is a SpotSigs word or, with kind flagMark, a sentence mark.
+type word struct {
+	start, end uint32 // byte offsets in Extractor.text
+	hash       uint64
+	flags      uint8
+}
+
+const (
+	flagStop   = 1 << iota // stopword: skipped by chains
+	flagAnte               // SpotSigs antecedent
+	flagAFAnte             // AF-SpotSigs-only antecedent
+	flagMark               // punctuation mark (AF-SpotSigs), not a word
+)
+
+// NewExtractor validates cfg and returns an Extractor for it.
+func NewExtractor(cfg Config) (*Extractor, error) {
+	steps, err := cfg.steps()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Families&FamShingles != 0 && cfg.ShingleK < 1 {
+		return nil, errorf("shingle k %d < 1", cfg.ShingleK)
+	}
+	if cfg.Families&FamQGrams != 0 && (cfg.QGram < 1 || cfg.QGram > 64) {
+		return nil, errorf("q-gram q %d not in 1..64", cfg.QGram)
+	}
+	if cfg.MaxDocBytes <= 0 {
+		cfg.MaxDocBytes = DefaultMaxDocBytes
+	}
+	e := &Extractor{cfg: cfg, steps: steps, stop: make(map[uint64]uint8)}
+	for _, w := range cfg.Stopwords {
+		e.stop[wordHash(w)] |= flagStop
+	}
+	for _, w := range cfg.Antecedents {
+		e.stop[wordHash(w)] |= flagStop | flagAnte
+	}
+	if cfg.Families&FamAF != 0 {
+		for _, w := range cfg.AFAntecedents {
+			h := wordHash(w)
+			if e.stop[h]&flagAnte == 0 {
+				e.stop[h] |= flagStop | flagAFAnte
+				e.afAnte = true
+			}
+		}
+	}
+	return e, nil
+}
+
+// wordHash hashes a configured word the way the scanner hashes text: normalized
+// and case-folded first, so "The" in a config matches "the" in text.
+func wordHash(w string) uint64 {
+	var x Extractor
+	x.appendText([]byte(w))
+	return Hash64(bytes.TrimSpace(x.text), seedTerm)
+}
+
+// Config returns the Extractor's configuration.
+func (e *Extractor) Config() Config { return e.cfg }
+
+// Text returns the normalized text of the last page Extract saw: markup replaced
+// by single spaces, NFKC, case-folded. It is valid until the next Extract call.
+func (e *Extractor) Text() []byte { return e.text }
+
+// Extract computes the configured feature families of one HTTP response: body is
+// the (transfer- and content-decoded) entity body, contentType the Content-Type
+// header value (may be ""), pageURL the target URI (used for IMG terms; may be "").
+// Bodies longer than Config.MaxDocBytes are cut there and the Doc is marked
+// Truncated. Extract does not fail: bytes that are not HTML give text features of
+// whatever text they contain.
+func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
+	var d Doc
+	if len(body) > e.cfg.MaxDocBytes {
+		body = body[:e.cfg.MaxDocBytes]
+		d.Truncated = true
+	}
+	src, name := e.decode(body, contentType)
+	d.Charset = name
+	if !e.tokenize(src, pageURL) {
+		d.Truncated = true
+	}
+	e.scan()
+	d.Families = e.cfg.Families
+	d.TextBytes = len(e.text)
+	d.Terms = len(e.terms)
+	d.CJK = e.cjk
+	for _, w := range e.words {
+		if w.flags&flagMark == 0 {
+			d.Words++
+		}
+	}
+	e.features(&d)
+	return d
+}
+
+// decode converts body to UTF-8 (see determineCharset). UTF-8 input is used as it
+// is: invalid bytes become U+FFFD when scanned.
+func (e *Extractor) decode(body []byte, contentType string) ([]byte, string) {
+	enc, name := determineCharset(body, contentType)
+	if enc == nil {
+		if bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}) {
+			body = body[3:]
+		}
+		return body, name
+	}
+	e.dec = decodeAppend(enc, e.dec[:0], body)
+	return e.dec, name
+}
+
+// decodeAppend is transform.Append with a decoder that replaces what it cannot
+// decode, so it never fails half way.
+func decodeAppend(enc encoding.Encoding, dst, src []byte) []byte {
+	out, _, err := transform.Append(enc.NewDecoder(), dst, src)
+	if err != nil {
+		// Only a broken decoder gets here; fall back to the raw bytes.
+		return append(dst[:0], src...)
+	}
+	return out
+}
+
+// Tags that do not separate words. Henzinger (SIGIR 2006, Sec. 2): "All HTML
+// markup in the page is replaced by white space or, in case of formatting
+// instructions, ignored": "wo<b>rd</b>" is one word. Only character formatting is
+// ignored; <span> and <a> separate, because menus written as adjacent links
+// (<li>Home</li><li>News</li>) must not glue into one word.
+var formattingTags = map[string]bool{
+	"b": true, "i": true, "u": true, "em": true, "strong": true, "font": true, "big": true,
+	"small": true, "tt": true, "s": true, "strike": true, "sub": true, "sup": true, "mark": true,
+	"wbr": true,
+}
+
+// tokenize runs the html.Tokenizer over src and fills e.text and e.imgs. It
+// returns false if the tokenizer gave up (buffer limit). Text inside script,
+// style and noscript is not page text (SpotSigs and Henzinger both mean the text a
+// reader sees; noscript repeats what scripts would show).
+func (e *Extractor) tokenize(src []byte, pageURL string) bool {
+	e.text = e.text[:0]
+	e.imgs = e.imgs[:0]
+	e.rd.Reset(src)
+	z := html.NewTokenizer(&e.rd)
+	// The tokenizer's buffer holds at most one token plus what it read ahead; the
+	// input is already capped at MaxDocBytes, so that is the bound.
+	z.SetMaxBuf(e.cfg.MaxDocBytes)
+	var skip string // raw-text element whose body we are skipping
+	var base *url.URL
+	baseParsed := false
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return errors.Is(z.Err(), io.EOF)
+		case html.TextToken:
+			if skip == "" {
+				e.appendText(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			switch string(name) {
+			case "script", "style", "noscript":
+				if tt == html.StartTagToken {
+					skip = string(name)
+				}
+			case "img":
+				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {
+					break
+				}
+				for hasAttr {
+					var k, v []byte
+					k, v, hasAttr = z.TagAttr()
+					if string(k) == "src" && len(v) > 0 {
+						if !baseParsed {
+							base, _ = url.Parse(pageURL)
+							baseParsed = true
+						}
+						if t := imgTerm(base, string(v)); t != "" {
+							e.space()
+							e.imgs = append(e.imgs, imgRef{pos: len(e.text), hash: Hash64([]byte(t), seedTerm)})
+						}
+						break
+					}
+				}
+			}
+			if !formattingTags[string(name)] {
+				e.space()
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if skip != "" && string(name) == skip {
+				skip = ""
+			}
+			if !formattingTags[string(name)] {
+				e.space()
+			}
+		}
+	}
+}
+
+// imgTerm is Henzinger's IMG term (SIGIR 2006, Sec. 2, exception 2): the whole URL
+// if the image is on another host, only the file name if it is on the page's own
+// host, so that a mirrored page with mirrored images gives the same terms. Case-folded
+// like all terms.
+func imgTerm(base *url.URL, src string) string {
+	u, err := url.Parse(strings.TrimSpace(src))
+	if err != nil {
+		return strings.ToLower(src)
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if u.Host == "" || (base != nil && strings.EqualFold(u.Host, base.Host)) {
+		return strings.ToLower(path.Base(u.Path))
+	}
+	return strings.ToLower(u.String())
+}
+
+// space appends one separating space unless the text is empty or already ends in one.
+func (e *Extractor) space() {
+	if n := len(e.text); n > 0 && e.text[n-1] != ' ' {
+		e.text = append(e.text, ' ')
+	}
+}
+
+// appendText appends s to e.text normalized: Unicode NFKC (so full-width letters
+// and digits, ligatures and compatibility forms compare equal), simple case
+// folding, U+2019 (typographic apostrophe) as ', and every run of white space or
+// control characters as one space. ASCII text, most of the web, takes a fast path.
+func (e *Extractor) appendText(s []byte) {
+	t := e.text
+	ascii := true
+	for _, c := range s {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		e.nfkc = norm.NFKC.Append(e.nfkc[:0], s...)
+		s = e.nfkc
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			switch {
+			case c <= ' ' || c == 0x7f:
+				if n := len(t); n > 0 && t[n-1] != ' ' {
+					t = append(t, ' ')
+				}
+			case c-'A' < 26:
+				t = append(t, c+32)
+			default:
+				t = append(t, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		switch {
+		case r == '\u2019':
+			t = append(t, '\'')
+		case unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u200b' || r == '\ufeff':
+			if n := len(t); n > 0 && t[n-1] != ' ' {
+				t = append(t, ' ')
+			}
+		default:
+			// Simple case folding: lower(upper(r)) maps ς, σ and Σ to σ, ſ to s,
+			// K (Kelvin) to k, as Unicode CaseFolding does for one-rune folds.
+			t = utf8.AppendRune(t, unicode.ToLower(unicode.ToUpper(r)))
+		}
+	}
+	e.text = t
+}
+
+// Character classes of the scanner.
+const (
+	cOther = iota // separator: white space, symbols, punctuation that is not a mark
+	cAlnum        // letter, digit or combining mark: part of a term
+	cCJK          // Han, kana, hangul: a term by itself
+	cJoin         // ' or -: joins two alphanumeric runs into one SpotSigs word
+	cDot          // '.': joins like cJoin when followed by a letter or digit, else a mark
+	cMark         // sentence punctuation (AF-SpotSigs)
+)
+
+var asciiClass [128]uint8
+
+func init() {
+	for c := '0'; c <= '9'; c++ {
+		asciiClass[c] = cAlnum
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		asciiClass[c] = cAlnum
+		asciiClass[c-32] = cAlnum
+	}
+	asciiClass['\''] = cJoin
+	asciiClass['-'] = cJoin
+	asciiClass['.'] = cDot
+	for _, c := range ",!?;:" {
+		asciiClass[c] = cMark
+	}
+}
+
+// class of a non-ASCII rune. Han, kana and hangul characters are terms of their own:
+// Chinese and Japanese do not separate words by spaces, and a dictionary segmenter
+// would make features depend on a dictionary version; single characters are what
+// AF-SpotSigs' Chinese antecedents (的, 了: one character each) and DDD's
+// character q-grams work with.
+func class(r rune) uint8 {
+	switch {
+	case r == '。' || r == '、':
+		// The full-width ，！？；： became ASCII under NFKC; these two have no
+		// ASCII form.
+		return cMark
+	case r >= 0x1100 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)):
+		if unicode.IsLetter(r) {
+			return cCJK
+		}
+		return cOther
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+		return cAlnum
+	}
+	return cOther
+}
+
+// scan splits e.text into Henzinger terms and SpotSigs words in one pass.
+//
+// A term (Henzinger, SIGIR 2006, Sec. 2) is a maximal run of letters and digits,
+// or one Han/kana/hangul character. That also breaks every URL in the text at
+// slashes and dots (the paper's exception 1), since those are not alphanumeric.
+//
+// A SpotSigs word is a run of terms joined by single apostrophes, hyphens or
+// inner dots: "city's", "inner-west", "u.s", "3.5" are one word each, "Milton,"
+// is "milton". This is the definition under which both worked examples in the
+// papers (SIGIR 2008, Sec. 3; AF-SpotSigs, Sec. 2) give exactly the printed
+// signatures: the Milton example prints "the:city's:inner-west". CJK characters
+// are one word each.
+func (e *Extractor) scan() {
+	t := e.text
+	e.terms = e.terms[:0]
+	e.words = e.words[:0]
+	e.cjk = 0
+	wantWords := e.cfg.Families&(FamSpotSigs|FamSpotSimhash|FamAF) != 0
+	wantMarks := e.cfg.Families&FamAF != 0
+	imgs := e.imgs
+	ii := 0
+	wStart, wEnd, wRuns := -1, -1, 0
+	var wHash uint64
+	joinEnd := -1
+	flush := func() {
+		if wStart < 0 {
+			return
+		}
+		if wantWords {
+			h := wHash
+			if wRuns > 1 {
+				h = Hash64(t[wStart:wEnd], seedTerm)
+			}
+			e.words = append(e.words, word{start: uint32(wStart), end: uint32(wEnd), hash: h, flags: e.stop[h]})
+		}
+		wStart = -1
+	}
+	for i := 0; i < len(t); {
+		for ii < len(imgs) && imgs[ii].pos <= i {
+			e.terms = append(e.terms, imgs[ii].hash)
+			ii++
+		}
+		c := t[i]
+		size := 1
+		var cls uint8
+		if c < 0x80 {
+			cls = asciiClass[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRune(t[i:])
+			cls = class(r)
+		}
+		switch cls {
+		case cAlnum:
+			j := i + size
+			for j < len(t) {
+				if b := t[j]; b < 0x80 {
+					if asciiClass[b] != cAlnum {
+						break
+					}
+					j++
+					continue
+				}
+				r, n := utf8.DecodeRune(t[j:])
+				if class(r) != cAlnum {
+					break
+				}
+				j += n
+			}
+			h := Hash64(t[i:j], seedTerm)
+			e.terms = append(e.terms, h)
+			if wStart >= 0 && joinEnd == i {
+				wEnd = j
+				wRuns++
+			} else {
+				flush()
+				wStart, wEnd, wHash, wRuns = i, j, h, 1
+			}
+			i = j
+			continue
+		case cCJK:
+			flush()
+			h := Hash64(t[i:i+size], seedTerm)
+			e.terms = append(e.terms, h)
+			e.cjk++
+			if wantWords {
+				e.words = append(e.words, word{start: uint32(i), end: uint32(i + size), hash: h, flags: e.stop[h]})
+			}
+		case cJoin:
+			if wStart >= 0 && wEnd == i {
+				joinEnd = i + size
+			} else {
+				flush()
+			}
+		case cDot:
+			if wStart >= 0 && wEnd == i && i+1 < len(t) && startsAlnum(t[i+1:]) {
+				joinEnd = i + size
+				break
+			}
+			flush()
+			if wantMarks {
+				e.words = append(e.words, word{start: uint32(i), end: uint32(i + size), hash: Hash64(t[i:i+size], seedPunct), flags: flagMark})
+			}
+		case cMark:
+			flush()
+			if wantMarks {
+				e.words = append(e.words, word{start: uint32(i), end: uint32(i + size), hash: Hash64(t[i:i+size], seedPunct), flags: flagMark})
+			}
+		default:
+			flush()
+		}
+		i += size
+	}
+	flush()
+	for ; ii < len(imgs); ii++ {
+		e.terms = append(e.terms, imgs[ii].hash)
+	}
+}
+
+func startsAlnum(b []byte) bool {
+	if b[0] < 0x80 {
+		return asciiClass[b[0]] == cAlnum
+	}
+	r, _ := utf8.DecodeRune(b)
+	return class(r) == cAlnum
+}
+
+// sortedKeys sorts e.keys and returns them as a Bag owned by the caller.
+func bagOfSorted(keys []uint64) Bag {
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.Sort(keys)
+	n := 1
+	for i := 1; i < len(keys); i++ {
+		if keys[i] != keys[i-1] {
+			n++
+		}
+	}
+	b := make(Bag, 0, n)
+	for _, k := range keys {
+		if m := len(b); m > 0 && b[m-1].Key == k {
+			b[m-1].N++
+			continue
+		}
+		b = append(b, Entry{Key: k, N: 1})
+	}
+	return b
+}

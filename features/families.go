@@ -1,0 +1,319 @@
+package features
+
+import (
+	"math/bits"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// features computes the configured families from e.terms and e.words.
+func (e *Extractor) features(d *Doc) {
+	f := e.cfg.Families
+	var spots []uint64
+	if f&(FamSpotSigs|FamSpotSimhash|FamAF) != 0 {
+		e.keys = e.spotKeys(e.keys[:0], flagAnte)
+		spots = e.keys
+		d.Spots = bagOfSorted(spots) // sorts e.keys in place
+		d.SpotComparable = d.Spots.Len() >= e.cfg.MinSpots
+		if f&FamSpotSimhash != 0 {
+			d.SpotSimhash384 = e.simhashBag(d.Spots)
+			d.SpotSimhash64 = d.SpotSimhash384[0]
+		}
+		if f&FamAF != 0 {
+			d.AF = e.afBag(spots)
+		}
+		if f&FamSpotSigs == 0 {
+			d.Spots = nil
+		}
+	}
+	if f&FamShingles != 0 {
+		d.Supershingles = e.supershingles()
+	}
+	if f&FamSimhash != 0 {
+		// Sorting e.terms in place is fine: shingles, the only family that needs
+		// term order, is done above.
+		slices.Sort(e.terms)
+		d.Simhash384 = e.simhashSorted(e.terms)
+		d.Simhash64 = d.Simhash384[0]
+	}
+	if f&FamQGrams != 0 {
+		d.QGrams = e.qgrams(e.text, e.cfg.QGram)
+	}
+}
+
+// afBag builds the AF-SpotSigs feature multi-set (AF-SpotSigs paper, Sec. 4): the
+// stopword features (the page's spot signatures plus those of the Chinese
+// antecedents that are not SpotSigs antecedents already), punctuation features (a
+// mark with the word before and after it), sentence features (the words between
+// two marks) and sentence shingles (all 1..n-1 grams of an n-word sentence,
+// capped by Config.AFMaxGram). Each kind has its own seed, so a sentence of one
+// word is not confused with that word's shingle.
+func (e *Extractor) afBag(spots []uint64) Bag {
+	keys := append([]uint64(nil), spots...)
+	if e.afAnte {
+		keys = e.spotKeys(keys, flagAFAnte)
+	}
+	ws := e.words
+	maxGram := e.cfg.AFMaxGram
+	if maxGram <= 0 || maxGram > 31 {
+		maxGram = 31
+	}
+	lastMark := -1
+	for i, w := range ws {
+		if w.flags&flagMark == 0 {
+			continue
+		}
+		// Punctuation feature: previous word, mark, next word (either may be
+		// missing at a sentence edge, but not both).
+		var prev, next uint64
+		if i > 0 && ws[i-1].flags&flagMark == 0 {
+			prev = ws[i-1].hash
+		}
+		if i+1 < len(ws) && ws[i+1].flags&flagMark == 0 {
+			next = ws[i+1].hash
+		}
+		if prev != 0 || next != 0 {
+			keys = append(keys, combine(combine(combine(seedPunct, prev), w.hash), next))
+		}
+		// Sentence feature: the words strictly between two marks.
+		if lastMark >= 0 && i-lastMark > 1 {
+			sent := ws[lastMark+1 : i]
+			h := uint64(seedSentence)
+			for _, s := range sent {
+				h = combine(h, s.hash)
+			}
+			keys = append(keys, h)
+			n := len(sent)
+			for g := 1; g <= min(n-1, maxGram); g++ {
+				for s := 0; s+g <= n; s++ {
+					h := combine(seedSentGram, uint64(g))
+					for _, x := range sent[s : s+g] {
+						h = combine(h, x.hash)
+					}
+					keys = append(keys, h)
+				}
+			}
+		}
+		lastMark = i
+	}
+	return bagOfSorted(keys)
+}
+
+// simhashKeys expands a feature hash to the 384 pseudo-random ±1 entries of
+// Charikar's projection (Henzinger, SIGIR 2006, Alg. C: b=384). Word 0 is the
+// feature hash itself, so the 64-bit simhash (Manku et al.) is exactly the first
+// 64 bits of the 384-bit one and is never computed twice.
+func simhashWords(h uint64) [6]uint64 {
+	return [6]uint64{h, fmix(h ^ 0x9e3779b97f4a7c15), fmix(h ^ 0x3c6ef372fe94f82a),
+		fmix(h ^ 0xdaa66d2c7ddf743f), fmix(h ^ 0x78dde6e5fd29f054), fmix(h ^ 0x1715609d7cbfec69)}
+}
+
+// simhashSorted is Charikar's simhash of a sorted list of feature hashes, each
+// counted with its frequency (Henzinger, Alg. C: "summed over the token sequence").
+func (e *Extractor) simhashSorted(sorted []uint64) [6]uint64 {
+	e.acc = [384]int64{}
+	var total int64
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		e.addSim(sorted[i], int64(j-i))
+		total += int64(j - i)
+		i = j
+	}
+	return e.simBits(total)
+}
+
+// simhashBag is simhashSorted for a multi-set.
+func (e *Extractor) simhashBag(b Bag) [6]uint64 {
+	e.acc = [384]int64{}
+	var total int64
+	for _, x := range b {
+		e.addSim(x.Key, int64(x.N))
+		total += int64(x.N)
+	}
+	return e.simBits(total)
+}
+
+// addSim adds n times the feature's ±1 vector. acc counts the +1 entries only;
+// bit b is set iff its +1 count is more than half of all features (simBits).
+func (e *Extractor) addSim(h uint64, n int64) {
+	ws := simhashWords(h)
+	for k, w := range ws {
+		a := e.acc[k*64 : k*64+64 : k*64+64]
+		for b := range a {
+			a[b] += int64(w>>uint(b)&1) * n
+		}
+	}
+}
+
+// simBits turns the accumulators into bits: sign(sum of ±1) > 0, so a tie, and
+// in particular the empty document, gives 0 bits. The empty document's simhash is
+// all zeros, not "all ones" (a >= 0 test would make every empty page agree with
+// every page of mostly set bits); callers must not compare documents without
+// features (Doc.Terms == 0 or Doc.Spots empty).
+func (e *Extractor) simBits(total int64) [6]uint64 {
+	var out [6]uint64
+	for i, a := range e.acc {
+		if 2*a > total {
+			out[i/64] |= 1 << uint(i%64)
+		}
+	}
+	return out
+}
+
+// supershingles implements Broder's shingling as Henzinger's Alg. B (SIGIR 2006,
+// Sec. 2): every k-term shingle is fingerprinted, m=84 min-values are taken under
+// 84 different hash functions (fmix of the shingle xor a per-function seed, a
+// bijection, so each is a permutation of the 64-bit space) and every l=14 of them
+// are fingerprinted into one of m'=6 supershingles. A page with fewer than k terms
+// has one shingle of all its terms; a page without terms has all-zero
+// supershingles, which callers must not compare.
+func (e *Extractor) supershingles() [6]uint64 {
+	var out [6]uint64
+	terms := e.terms
+	if len(terms) == 0 {
+		return out
+	}
+	k := min(e.cfg.ShingleK, len(terms))
+	for i := range e.mins {
+		e.mins[i] = ^uint64(0)
+	}
+	for s := 0; s+k <= len(terms); s++ {
+		h := uint64(seedShingle)
+		for _, t := range terms[s : s+k] {
+			h = combine(h, t)
+		}
+		for i := range e.mins {
+			if v := fmix(h ^ minhashSeeds[i]); v < e.mins[i] {
+				e.mins[i] = v
+			}
+		}
+	}
+	for j := range out {
+		h := uint64(seedShingle)
+		for _, m := range e.mins[j*14 : j*14+14] {
+			h = combine(h, m)
+		}
+		out[j] = h
+	}
+	return out
+}
+
+var minhashSeeds = func() (s [84]uint64) {
+	x := uint64(0x243f6a8885a308d3) // pi: nothing up the sleeve
+	for i := range s {
+		x += 0x9e3779b97f4a7c15
+		s[i] = fmix(x)
+	}
+	return s
+}()
+
+// qgrams implements DDD's q-grams (DDD paper, Sec. 3): the text with white space
+// and punctuation removed (only letters, digits and combining marks kept), then
+// every window of q characters. DDD compares sets (docq); the Bag keeps counts
+// anyway and QGramSim ignores them.
+func (e *Extractor) qgrams(text []byte, q int) Bag {
+	e.qbuf, e.qoff = squeeze(e.qbuf[:0], e.qoff[:0], text)
+	keys := e.keys[:0]
+	for s := 0; s+q <= len(e.qoff); s++ {
+		end := len(e.qbuf)
+		if s+q < len(e.qoff) {
+			end = int(e.qoff[s+q])
+		}
+		keys = append(keys, Hash64(e.qbuf[e.qoff[s]:end], seedQGram))
+	}
+	e.keys = keys
+	return bagOfSorted(keys)
+}
+
+// squeeze appends the letters, digits and marks of text to buf and the byte
+// offset of each kept rune to off.
+func squeeze(buf []byte, off []int32, text []byte) ([]byte, []int32) {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < 0x80 {
+			if asciiClass[c] == cAlnum {
+				off = append(off, int32(len(buf)))
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			off = append(off, int32(len(buf)))
+			buf = append(buf, text[i:i+n]...)
+		}
+		i += n
+	}
+	return buf, off
+}
+
+// QGramStrings returns DDD's q-grams of text as strings, in order with repeats,
+// without case folding (DDD paper, Sec. 3: "A rose is a flower" with q=3 gives Aro,
+// ros, ...). For tests and debugging; Extract hashes the same grams of the
+// normalized text.
+func QGramStrings(text string, q int) []string {
+	buf, off := squeeze(nil, nil, []byte(text))
+	var out []string
+	for s := 0; q > 0 && s+q <= len(off); s++ {
+		end := len(buf)
+		if s+q < len(off) {
+			end = int(off[s+q])
+		}
+		out = append(out, string(buf[off[s]:end]))
+	}
+	return out
+}
+
+// SimhashAgree384 is the number of agreeing bits of two 384-bit simhashes; Henzinger's
+// C-similar is >= 372 (SIGIR 2006, Sec. 2).
+func SimhashAgree384(a, b [6]uint64) int {
+	n := 0
+	for i := range a {
+		n += 64 - bits.OnesCount64(a[i]^b[i])
+	}
+	return n
+}
+
+// SimhashAgree64 is the number of agreeing bits of two 64-bit simhashes (Manku et
+// al. call pages near-duplicates at 3 or fewer differing bits, i.e. >= 61).
+func SimhashAgree64(a, b uint64) int { return 64 - bits.OnesCount64(a^b) }
+
+// SupershinglesAgree is the number of equal supershingles; Henzinger's B-similar
+// is >= 2 of 6 (SIGIR 2006, Sec. 2).
+func SupershinglesAgree(a, b [6]uint64) int {
+	n := 0
+	for i := range a {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// QGramSim is DDD's docq(A,B) = |A ∩ B| / max(|A|, |B|) over distinct q-grams (DDD
+// paper, Sec. 3); 0 if both are empty.
+func QGramSim(a, b Bag) float64 {
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Key < b[j].Key:
+			i++
+		case a[i].Key > b[j].Key:
+			j++
+		default:
+			inter++
+			i++
+			j++
+		}
+	}
+	m := max(len(a), len(b))
+	if m == 0 {
+		return 0
+	}
+	return float64(inter) / float64(m)
+}
