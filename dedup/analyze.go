@@ -1,17 +1,214 @@
 package dedup
 
+import (
+	"strings"
+
+	"warcdedup/features"
+	"warcdedup/matcher"
+	"warcdedup/sitekey"
+	"warcdedup/warcio"
+)
+
+// NearMode says what happens to near duplicates.
+type NearMode uint8
+
+const (
+	NearRevisit  NearMode = iota // replace them by revisit records (the default)
+	NearAnnotate                 // keep them and add a metadata record saying what they duplicate
+	NearOff                      // exact duplicates only
+)
+
+// ParseNearMode reads the --near flag's value.
+func ParseNearMode(s string) (NearMode, bool) {
+	switch s {
+	case "revisit":
+		return NearRevisit, true
+	case "annotate":
+		return NearAnnotate, true
+	case "off":
+		return NearOff, true
+	}
+	return 0, false
+}
+
+// maxAnalysed is the most payload bytes kept for analysis. Pages are rarely a tenth
+// of it; the cap bounds memory with many pages in flight.
+const maxAnalysed = 2 << 20
+
 // analysis is what a worker learns of a response for near-duplicate matching.
-type analysis struct{}
+type analysis struct {
+	ok    bool         // the page has enough natural-language text to be compared
+	site  string       // Henzinger site key of the target URI
+	spots features.Bag // SpotSigs multi-set
+	af    features.Bag // AF-SpotSigs multi-set, for short pages; nil for long ones
+}
 
 // analyzer is one worker's state; it is not shared between goroutines.
-type analyzer struct{}
+type analyzer struct {
+	spots, af  *features.Extractor
+	shortSpots int
+}
 
-func (d *Deduper) newAnalyzer() *analyzer { return &analyzer{} }
+func (d *Deduper) newAnalyzer() *analyzer {
+	// Two extractors: SpotSigs for every page, AF-SpotSigs only for the short
+	// ones, where it is needed and cheap (its sentence shingles cost about 29 times
+	// SpotSigs' time on long pages, AF-SpotSigs paper, Sec. 5).
+	cfg := features.DefaultConfig()
+	cfg.Families = features.FamSpotSigs
+	spots, err := features.NewExtractor(cfg)
+	if err != nil {
+		panic(err) // the configuration is ours and tested; an error is a bug
+	}
+	cfg.Families = features.FamAF
+	af, err := features.NewExtractor(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return &analyzer{spots: spots, af: af, shortSpots: d.opts.ShortSpots}
+}
 
-// needsAnalysis says whether a record goes to the workers.
-func (d *Deduper) needsAnalysis(it *item) bool { return false }
+// needsAnalysis says whether a record goes to the workers: an HTML page that
+// near-duplicate matching can replace.
+func (d *Deduper) needsAnalysis(it *item) bool {
+	if d.opts.Near == NearOff || it.pay == nil || it.rec.Err != nil {
+		return false
+	}
+	if it.pay.HTTP.StatusCode != 200 || it.pay.Length < d.opts.MinSize || it.pay.Length == 0 {
+		return false
+	}
+	if it.rec.Header.Has("WARC-Truncated") || it.rec.Header.Has("WARC-Segment-Number") {
+		return false
+	}
+	return isHTML(it.pay.HTTP.Get("Content-Type"), it.pay.Body)
+}
 
-// keepBody is how many payload bytes the reader keeps for analysis.
-func (d *Deduper) keepBody() int { return 0 }
+// keepBody is how many payload bytes the reader keeps for analysis: none unless
+// the response may be an HTML page that near-duplicate matching could replace.
+func (d *Deduper) keepBody(h *warcio.HTTPResponse) int {
+	if d.opts.Near == NearOff || h.StatusCode != 200 {
+		return 0
+	}
+	ct := strings.ToLower(h.Get("Content-Type"))
+	if ct == "" || strings.Contains(ct, "html") || strings.HasPrefix(ct, "text/plain") || strings.HasPrefix(ct, "application/octet-stream") {
+		return maxAnalysed
+	}
+	return 0
+}
 
-func (a *analyzer) analyze(it *item) {}
+func isHTML(ctype string, body []byte) bool {
+	ct := strings.ToLower(ctype)
+	if strings.Contains(ct, "html") {
+		return true
+	}
+	if ct != "" && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/octet-stream") {
+		return false
+	}
+	// No or a generic content type: look for markup, as browsers sniff.
+	head := strings.ToLower(string(body[:min(len(body), 512)]))
+	return strings.Contains(head, "<html") || strings.Contains(head, "<!doctype html")
+}
+
+func (a *analyzer) analyze(it *item) {
+	body, _ := it.pay.Decode(maxAnalysed)
+	uri := it.rec.Header.Get("WARC-Target-URI")
+	ctype := it.pay.HTTP.Get("Content-Type")
+	doc := a.spots.Extract(body, ctype, uri)
+	it.an.site = sitekey.FromURL(uri)
+	it.an.spots = doc.Spots
+	it.an.ok = doc.SpotComparable
+	// SizeSpotSigs (AF-SpotSigs paper, Sec. 4): pages with little core content,
+	// measured by their number of spot signatures, are compared by AF-SpotSigs.
+	if doc.Spots.Len() < a.shortSpots {
+		afDoc := a.af.Extract(body, ctype, uri)
+		if afDoc.AF.Len() >= minAFFeatures {
+			it.an.af, it.an.ok = afDoc.AF, true
+		}
+	}
+}
+
+// minAFFeatures is the fewest AF-SpotSigs features a short page needs to be
+// compared at all: below it, a page is a menu or an error message.
+const minAFFeatures = 20
+
+// nearDoc is a kept page in the near-duplicate index.
+type nearDoc struct {
+	ref
+	digest string
+	site   string
+}
+
+// nearIndex holds the kept pages' signatures: one exact SpotSigs index over all
+// pages, and one over the AF-SpotSigs features of short pages. One index serves
+// both relations: it is searched at the lower of the two thresholds and each
+// candidate is then held to the threshold of its relation (same-site or
+// cross-site).
+type nearIndex struct {
+	spots, af *matcher.SpotSigs
+	docs      []nearDoc
+	buf       []matcher.Candidate
+}
+
+func (d *Deduper) nearIdx() *nearIndex {
+	if d.near == nil {
+		o := d.opts
+		spots, err := matcher.NewSpotSigs(min(o.SameSiteTau, o.CrossSiteTau))
+		if err != nil {
+			panic(err)
+		}
+		af, err := matcher.NewSpotSigs(min(o.ShortTau, o.CrossSiteTau))
+		if err != nil {
+			panic(err)
+		}
+		d.near = &nearIndex{spots: spots, af: af}
+	}
+	return d.near
+}
+
+// nearMatch finds the kept page the analysed item duplicates, if any: same-site
+// pairs by SpotSigs (AF-SpotSigs for short pages), cross-site pairs by SpotSigs
+// at the cross-site threshold. The best candidate wins; ties go to the earliest
+// kept page (Stanford report, Best Guess).
+func (d *Deduper) nearMatch(it *item) (match, bool) {
+	x := d.nearIdx()
+	idx, bag, sameTau, method := x.spots, it.an.spots, d.opts.SameSiteTau, "spotsigs"
+	if it.an.af != nil {
+		idx, bag, sameTau, method = x.af, it.an.af, d.opts.ShortTau, "af-spotsigs"
+	}
+	x.buf = idx.MatchAll(bag, x.buf[:0])
+	best := -1
+	for i, c := range x.buf {
+		kd := &x.docs[c.ID]
+		tau := d.opts.CrossSiteTau
+		if kd.site == it.an.site {
+			tau = sameTau
+		}
+		if c.Sim < tau {
+			continue
+		}
+		if best < 0 || c.Sim > x.buf[best].Sim || (c.Sim == x.buf[best].Sim && c.ID < x.buf[best].ID) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return match{}, false
+	}
+	c := x.buf[best]
+	kd := &x.docs[c.ID]
+	rel := "cross-site"
+	if kd.site == it.an.site {
+		rel = "same-site"
+	}
+	return match{kept: kd.ref, keptDigest: kd.digest, method: method, similarity: c.Sim, relation: rel}, true
+}
+
+// nearAdd indexes a kept page.
+func (d *Deduper) nearAdd(it *item, r ref, digest string) {
+	x := d.nearIdx()
+	id := uint32(len(x.docs))
+	x.docs = append(x.docs, nearDoc{ref: r, digest: digest, site: it.an.site})
+	if it.an.af != nil {
+		x.af.Add(id, it.an.af)
+	} else {
+		x.spots.Add(id, it.an.spots)
+	}
+}

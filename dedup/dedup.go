@@ -50,11 +50,21 @@ type Options struct {
 	// Report, if set, receives one JSON line per duplicate found and, at Close,
 	// one per cluster (see Duplicate and Cluster).
 	Report io.Writer
+	// Near says what happens to near duplicates of HTML pages.
+	Near NearMode
+	// ShortSpots is SizeSpotSigs' cut: a page with fewer spot signatures has
+	// little core content and is compared by AF-SpotSigs.
+	ShortSpots int
+	// SameSiteTau is the SpotSigs Jaccard at which a page is a near duplicate of
+	// a kept page of the same site; ShortTau the same for short pages, compared
+	// by AF-SpotSigs; CrossSiteTau the SpotSigs Jaccard for a kept page of
+	// another site, where frames share nothing and all overlap is content.
+	SameSiteTau, ShortTau, CrossSiteTau float64
 }
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024}
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 40, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.35}
 }
 
 // Stats counts what a run did.
@@ -74,6 +84,10 @@ type Stats struct {
 	Nonconforming   int // records with problems found by warcio.Validate
 	DigestConflicts int // same recorded payload digest, different payload bytes: kept both
 	EmptyFiles      int // inputs without a single record
+	NearRevisits    int // near duplicates replaced by revisit records
+	Annotations     int // near duplicates kept, with a metadata record added
+	NearSameSite    int // near duplicates of a page of the same site
+	NearCrossSite   int // ... of a page of another site
 }
 
 func (s *Stats) add(m *map[string]int, k string) {
@@ -94,6 +108,7 @@ type ref struct {
 type Deduper struct {
 	opts   Options
 	exact  map[string]ref // payload digest -> earliest capture
+	near   *nearIndex     // kept pages' signatures, made on first use
 	report *report
 	Stats  Stats
 }
@@ -240,7 +255,7 @@ func (d *Deduper) read(r *warcio.Reader) (*item, error) {
 	}
 	it := &item{rec: rec}
 	if rec.Kind == warcio.KindWARC && strings.EqualFold(rec.Type(), "response") && isHTTP(rec) {
-		it.pay, it.perr = warcio.ReadPayload(r, d.keepBody())
+		it.pay, it.perr = warcio.ReadPayload(r, d.keepBody)
 	}
 	if it.raw, err = r.Finish(); err != nil {
 		return nil, err
@@ -302,13 +317,20 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		return d.pass(w, rec, raw)
 	}
 	if !dup {
-		d.exact[digest] = ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
+		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
 			date: rec.Header.Get("WARC-Date"), computed: pay.Digest}
+		if it.an.ok {
+			if m, found := d.nearMatch(it); found {
+				return d.writeNear(name, it, digest, r, m, w)
+			}
+			d.nearAdd(it, r, digest)
+		}
+		d.exact[digest] = r
 		d.Stats.EligibleUnique++
 		return d.pass(w, rec, raw)
 	}
 	h := Revisit(rec, digest, kept.id, kept.uri, kept.date)
-	if err := w.WriteRecord(h, pay.HTTP.Head); err != nil {
+	if err := w.WriteRecord(h, pay.HTTP.CRLFHead()); err != nil {
 		return err
 	}
 	if err := d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
@@ -321,6 +343,42 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	d.Stats.BytesSaved += pay.Length
 	d.Stats.add(&d.Stats.Out, "revisit")
 	return nil
+}
+
+// writeNear writes a near duplicate: a revisit record, or the record unchanged
+// followed by an annotation.
+func (d *Deduper) writeNear(name string, it *item, digest string, self ref, m match, w *warcio.Writer) error {
+	rec := it.rec
+	if m.relation == "same-site" {
+		d.Stats.NearSameSite++
+	} else {
+		d.Stats.NearCrossSite++
+	}
+	action := "revisit"
+	if d.opts.Near == NearAnnotate {
+		action = "annotate"
+		if err := d.pass(w, rec, it.raw); err != nil {
+			return err
+		}
+		// The page is kept: a later exact copy of it refers to it.
+		d.exact[digest] = self
+		h, block := annotation(rec, digest, m)
+		if err := w.WriteRecord(h, block); err != nil {
+			return err
+		}
+		d.Stats.Annotations++
+		d.Stats.add(&d.Stats.Out, "metadata")
+	} else {
+		if err := w.WriteRecord(nearRevisit(rec, digest, m), it.pay.HTTP.CRLFHead()); err != nil {
+			return err
+		}
+		d.Stats.NearRevisits++
+		d.Stats.BytesSaved += it.pay.Length
+		d.Stats.add(&d.Stats.Out, "revisit")
+	}
+	return d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
+		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
+		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action})
 }
 
 func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {

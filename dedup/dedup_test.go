@@ -159,7 +159,9 @@ func TestDigestConflict(t *testing.T) {
 func TestRecrawlPairExact(t *testing.T) {
 	dir := "../../shared/warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs/"
 	files := []string{"BL-20140325121225068-00000-32090~opera~8443.warc.gz", "BL-20140325122341434-00000-32090~opera~8443.warc.gz"}
-	d := New(DefaultOptions())
+	opts := DefaultOptions()
+	opts.Near = NearOff
+	d := New(opts)
 	for _, f := range files {
 		in, err := os.ReadFile(dir + f)
 		if err != nil {

@@ -55,7 +55,7 @@ func FuzzReader(f *testing.F) {
 			}
 			if rec.Kind == KindWARC {
 				// Read some of the block as callers do, then HTTP-parse it.
-				ReadPayload(io.LimitReader(r, 1<<20), 1<<16)
+				ReadPayload(io.LimitReader(r, 1<<20), func(*HTTPResponse) int { return 1 << 16 })
 			}
 			raw, err := r.Finish()
 			if err != nil {
@@ -94,7 +94,7 @@ func FuzzHTTP(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n\x0b\x02\x80hello\x03"))
 	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\n\r\nx\x9c\xcbH\xcd\xc9\xc9\x07\x00\x06,\x02\x15"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ReadPayload(bytes.NewReader(b), 1<<16)
+		p, err := ReadPayload(bytes.NewReader(b), func(*HTTPResponse) int { return 1 << 16 })
 		if err != nil {
 			return
 		}

@@ -102,9 +102,10 @@ type Payload struct {
 }
 
 // ReadPayload reads an HTTP response block from r: it parses the head, digests the
-// whole payload and keeps its first keep bytes. Memory is bounded by MaxHTTPHead
-// plus keep, whatever the block's size.
-func ReadPayload(r io.Reader, keep int) (*Payload, error) {
+// whole payload and keeps its first keep bytes, where keep is asked once the head
+// is known (nil keeps nothing), so that only pages worth analysing are held.
+// Memory is bounded by MaxHTTPHead plus what keep returns, whatever the block's size.
+func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error) {
 	buf := make([]byte, 0, 32<<10)
 	var resp *HTTPResponse
 	for resp == nil {
@@ -134,6 +135,10 @@ func ReadPayload(r io.Reader, keep int) (*Payload, error) {
 	// Copy the head out of buf, so that buf can hold the body.
 	resp.Head = append([]byte(nil), resp.Head...)
 	p := &Payload{HTTP: resp}
+	keep := 0
+	if keepFor != nil {
+		keep = keepFor(resp)
+	}
 	h := sha1.New()
 	first := buf[len(resp.Head):]
 	h.Write(first)
@@ -254,4 +259,24 @@ func dechunk(b []byte, complete bool) ([]byte, error) {
 	}
 	// A body cut before its last chunk is common in real crawls; what came is kept.
 	return out, nil
+}
+
+// CRLFHead returns the head with every line ending in CR LF, as a revisit
+// record's block should (real servers and crawlers write LF alone); a head that
+// already does is returned as it is.
+func (h *HTTPResponse) CRLFHead() []byte {
+	if bytes.Count(h.Head, []byte("\r\n")) == bytes.Count(h.Head, []byte("\n")) {
+		return h.Head
+	}
+	lines := bytes.SplitAfter(h.Head, []byte("\n"))
+	out := make([]byte, 0, len(h.Head)+len(lines))
+	for _, l := range lines {
+		l = bytes.TrimRight(l, "\r\n")
+		if len(l) == 0 && len(out) > 0 && bytes.HasSuffix(out, []byte("\r\n\r\n")) {
+			continue
+		}
+		out = append(out, l...)
+		out = append(out, "\r\n"...)
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func TestContentEncodings(t *testing.T) {
 			if rec.Type() != "response" {
 				continue
 			}
-			p, err := ReadPayload(r, 1<<20)
+			p, err := ReadPayload(r, func(*HTTPResponse) int { return 1 << 20 })
 			if err != nil {
 				t.Fatalf("%s: %v", enc, err)
 			}

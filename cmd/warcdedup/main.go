@@ -85,6 +85,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for spooling very large records (default: the system's)")
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
+	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
+	fl.Float64Var(&cfg.opts.SameSiteTau, "tau-same", cfg.opts.SameSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of the same site")
+	fl.Float64Var(&cfg.opts.ShortTau, "tau-short", cfg.opts.ShortTau, "AF-SpotSigs Jaccard for short pages of the same site")
+	fl.Float64Var(&cfg.opts.CrossSiteTau, "tau-cross", cfg.opts.CrossSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of another site")
+	fl.IntVar(&cfg.opts.ShortSpots, "short-spots", cfg.opts.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
@@ -106,6 +111,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if m, ok := dedup.ParseNearMode(*near); ok {
+		cfg.opts.Near = m
+	} else {
+		fmt.Fprintf(stderr, "warcdedup: --near is revisit, annotate or off, not %q\n", *near)
+		return exitUsage
+	}
+	for _, tau := range []float64{cfg.opts.SameSiteTau, cfg.opts.ShortTau, cfg.opts.CrossSiteTau} {
+		if tau <= 0 || tau > 1 {
+			fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
+			return exitUsage
+		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	jobs, err := plan(fl.Args())
@@ -328,7 +345,8 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool) {
 	s := &d.Stats
 	fmt.Fprintf(w, "records in:  %s\n", counts(s.In))
 	fmt.Fprintf(w, "records out: %s\n", counts(s.Out))
-	fmt.Fprintf(w, "revisits written: %d, payload bytes saved: %d\n", s.Revisits, s.BytesSaved)
+	fmt.Fprintf(w, "revisits written: %d exact, %d near (%d same-site, %d cross-site); annotations: %d; payload bytes saved: %d\n",
+		s.Revisits, s.NearRevisits, s.NearSameSite, s.NearCrossSite, s.Annotations, s.BytesSaved)
 	if s.Nonconforming > 0 {
 		fmt.Fprintf(w, "records not conforming to the standard (copied as they are): %d\n", s.Nonconforming)
 	}
