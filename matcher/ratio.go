@@ -53,7 +53,19 @@ func (r ratio) atLeast(a, b uint64) bool {
 	return h1 > h2 || h1 == h2 && l1 >= l2
 }
 
-// less reports whether a/b < c/d exactly, for b, d > 0.
+// need is the smallest intersection I with I/(l-I) >= tau for two multi-sets
+// of total length l = |A|+|B|, where union = l - intersection:
+// I*den >= num*(l-I)  <=>  I >= num*l/(num+den).
+func (r ratio) need(l uint64) uint64 {
+	h, lw := bits.Mul64(r.num, l)
+	q, rem := bits.Div64(h, lw, r.num+r.den) // num*l < 2^95, so h < num+den
+	if rem != 0 {
+		q++
+	}
+	return q
+}
+
+// fracLess reports whether a/b < c/d exactly, for b, d > 0.
 func fracLess(a, b, c, d uint64) bool {
 	h1, l1 := bits.Mul64(a, d)
 	h2, l2 := bits.Mul64(c, b)

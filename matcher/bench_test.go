@@ -1,0 +1,239 @@
+package matcher
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"warcdedup/features"
+)
+
+// synth generates synthetic SpotSigs bags: 50-300 signature occurrences a
+// page drawn from a Zipf-like vocabulary (rank r has probability ~ r^-s), plus
+// a share of page-specific signatures that no other page has. Real spot
+// signatures are chains of content words (the:south:carolina), most of which
+// occur on one page or on its near duplicates only; the vocabulary grows with
+// the collection. A fixed 1M-key vocabulary with no unique share is the worst
+// case for an inverted index: every key's list grows linearly with the index.
+// One page in ten is a near duplicate of an earlier page (5% of its
+// signature occurrences replaced).
+type synth struct {
+	r      *rand.Rand
+	zipf   *rand.Zipf
+	unique float64 // share of page-specific signature occurrences
+	recent []features.Bag
+	n      int
+	keys   []uint64
+}
+
+func newSynth(seed uint64, unique float64) *synth {
+	r := rand.New(rand.NewPCG(seed, seed))
+	return &synth{r: r, zipf: rand.NewZipf(r, 1.1, 1, 1<<20-1), unique: unique}
+}
+
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+func (g *synth) next() features.Bag {
+	g.n++
+	keys := g.keys[:0]
+	if len(g.recent) > 0 && g.r.IntN(10) == 0 {
+		src := g.recent[g.r.IntN(len(g.recent))]
+		for _, e := range src {
+			for range e.N {
+				keys = append(keys, e.Key)
+			}
+		}
+		for range len(keys) / 20 {
+			keys[g.r.IntN(len(keys))] = g.draw()
+		}
+	} else {
+		for range 50 + g.r.IntN(251) {
+			keys = append(keys, g.draw())
+		}
+	}
+	g.keys = keys
+	b := features.BagOf(keys)
+	// Near duplicates are planted against a window of recent pages.
+	if len(g.recent) < 5000 {
+		g.recent = append(g.recent, b)
+	} else {
+		g.recent[g.r.IntN(len(g.recent))] = b
+	}
+	return b
+}
+
+func (g *synth) draw() uint64 {
+	if g.r.Float64() < g.unique {
+		return g.r.Uint64() | 1<<63 // page-specific
+	}
+	return mix(g.zipf.Uint64()) &^ (1 << 63)
+}
+
+// spotBench is an index grown across sub-benchmarks (10k, then 100k, then 1M)
+// so that each size is built once.
+type spotBench struct {
+	s        *SpotSigs
+	g        *synth
+	heap0    uint64
+	buildDur time.Duration
+}
+
+var spotBenches = map[string]*spotBench{}
+
+func (sb *spotBench) grow(n int) {
+	t0 := time.Now()
+	for sb.s.Len() < n {
+		// Incremental matching: only unique pages are indexed.
+		sb.s.Observe(uint32(sb.g.n), sb.g.next(), BestGuess)
+	}
+	sb.buildDur += time.Since(t0)
+}
+
+// BenchmarkSpotSigsIncremental measures Observe (match, then index if unique)
+// on an index of 10k, 100k and 1M synthetic pages at tau = 0.8, for a
+// realistic vocabulary (half the occurrences page-specific) and for the pure
+// fixed Zipf vocabulary. Reported: docs/s, Jaccard computations a page, and
+// heap bytes per indexed page beyond its signatures (12 bytes each).
+//
+//	go test -run X -bench SpotSigsIncremental -benchtime 20000x ./matcher/
+func BenchmarkSpotSigsIncremental(b *testing.B) {
+	for _, voc := range []struct {
+		name   string
+		unique float64
+	}{{"realistic", 0.5}, {"zipf1M", 0}} {
+		for _, n := range []int{10_000, 100_000, 1_000_000} {
+			b.Run(fmt.Sprintf("%s/N=%d", voc.name, n), func(b *testing.B) {
+				sb := spotBenches[voc.name]
+				if sb == nil {
+					// Free the other vocabulary's index first.
+					clear(spotBenches)
+					h := heapBytes()
+					s, _ := NewSpotSigs(0.8)
+					sb = &spotBench{s: s, g: newSynth(1, voc.unique), heap0: h}
+					spotBenches[voc.name] = sb
+				}
+				sb.grow(n)
+				heap := heapBytes() - sb.heap0
+				perPage := float64(heap) / float64(sb.s.Len())
+				sigs := 12 * float64(len(sb.s.keys)) / float64(sb.s.Len())
+				queries := make([]features.Bag, b.N)
+				for i := range queries {
+					queries[i] = sb.g.next()
+				}
+				c0 := sb.s.Comparisons()
+				b.ResetTimer()
+				t0 := time.Now()
+				for i, q := range queries {
+					sb.s.Observe(uint32(sb.g.n+i), q, BestGuess)
+				}
+				el := time.Since(t0)
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/el.Seconds(), "docs/s")
+				b.ReportMetric(float64(sb.s.Comparisons()-c0)/float64(b.N), "jaccards/doc")
+				b.ReportMetric(perPage-sigs, "idxB/page")
+				b.ReportMetric(sigs, "sigB/page")
+				b.ReportMetric(float64(sb.s.Len())/sb.buildDur.Seconds(), "build-docs/s")
+			})
+		}
+	}
+}
+
+// BenchmarkAllPairs is full matching over 20k synthetic pages.
+func BenchmarkAllPairs(b *testing.B) {
+	g := newSynth(2, 0.5)
+	bags := make([]features.Bag, 20_000)
+	for i := range bags {
+		bags[i] = g.next()
+	}
+	b.ResetTimer()
+	for range b.N {
+		pairs, cmp, err := AllPairs(0.8, bags)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(pairs)), "pairs")
+		b.ReportMetric(float64(cmp)/float64(len(bags)), "jaccards/doc")
+	}
+	b.ReportMetric(float64(len(bags))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+var simBenches = map[string]*Simhash384{}
+
+// BenchmarkSimhash384 measures a query plus an add on an index of 10k, 100k
+// and 1M random 384-bit fingerprints (k = 12), one query in ten having a
+// planted neighbour at distance 0-12.
+//
+//	go test -run X -bench Simhash -benchtime 100000x ./matcher/
+func BenchmarkSimhash384(b *testing.B) {
+	r := rand.New(rand.NewPCG(4, 4))
+	rnd := func() [6]uint64 {
+		return [6]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+	}
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			s := simBenches["s"]
+			if s == nil {
+				s, _ = NewSimhash384(DefaultK384)
+				simBenches["s"] = s
+			}
+			for s.Len() < n {
+				s.Add(uint32(s.Len()), rnd())
+			}
+			qs := make([][6]uint64, b.N)
+			for i := range qs {
+				qs[i] = rnd()
+				if i%10 == 0 {
+					j := r.IntN(s.Len())
+					qs[i] = [6]uint64(s.h.fps[j*6 : j*6+6])
+					for range r.IntN(13) {
+						bit := r.IntN(384)
+						qs[i][bit/64] ^= 1 << (bit % 64)
+					}
+				}
+			}
+			var hits []Hit
+			b.ResetTimer()
+			t0 := time.Now()
+			for i, q := range qs {
+				hits = s.Query(q, hits[:0])
+				s.Add(uint32(s.Len()+i), q)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "docs/s")
+		})
+	}
+}
+
+// BenchmarkSimhash64 is BenchmarkSimhash384 for 64-bit fingerprints, k = 3.
+func BenchmarkSimhash64(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			s, _ := NewSimhash64(DefaultK64)
+			for s.Len() < n {
+				s.Add(uint32(s.Len()), r.Uint64())
+			}
+			qs := make([]uint64, b.N)
+			for i := range qs {
+				qs[i] = r.Uint64()
+				if i%10 == 0 {
+					qs[i] = s.h.fps[r.IntN(s.Len())] ^ 1<<r.IntN(64)
+				}
+			}
+			var hits []Hit
+			b.ResetTimer()
+			t0 := time.Now()
+			for i, q := range qs {
+				hits = s.Query(q, hits[:0])
+				s.Add(uint32(s.Len()+i), q)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "docs/s")
+		})
+	}
+}
