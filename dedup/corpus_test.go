@@ -1,0 +1,234 @@
+package dedup
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"warcdedup/warcio"
+)
+
+const corpus = "../../shared/corpus/"
+
+// page is a real page of the corpus, as a crawler would have stored it.
+type page struct {
+	id, url, html string
+}
+
+func loadHTML(t *testing.T, rel string) []byte {
+	t.Helper()
+	f, err := os.Open(corpus + rel)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pagesWARC writes the pages as 200 responses, in order, as one WARC.
+func pagesWARC(t *testing.T, pages []page) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := warcio.NewWriter(&buf, false)
+	for i, p := range pages {
+		body := loadHTML(t, p.html)
+		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+			{Name: "WARC-Type", Value: "response"},
+			{Name: "WARC-Record-ID", Value: fmt.Sprintf("<urn:uuid:page-%d-%s>", i, p.id)},
+			{Name: "WARC-Date", Value: fmt.Sprintf("2026-01-01T%02d:%02d:%02dZ", i/3600%24, i/60%60, i%60)},
+			{Name: "WARC-Target-URI", Value: p.url},
+			{Name: "Content-Type", Value: "application/http; msgtype=response"},
+		}}
+		block := append([]byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n", len(body))), body...)
+		if err := w.WriteRecord(h, block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// nearFound runs the pipeline and returns, for each input position, the
+// position of the record it was found to duplicate, or -1.
+func nearFound(t *testing.T, opts Options, pages []page) ([]int, Stats) {
+	f, s, _ := nearFoundSims(t, opts, pages)
+	return f, s
+}
+
+func nearFoundSims(t *testing.T, opts Options, pages []page) ([]int, Stats, []Duplicate) {
+	t.Helper()
+	in := pagesWARC(t, pages)
+	var out, rep bytes.Buffer
+	opts.Report = &rep
+	d := New(opts)
+	if err := d.Run(bytes.NewReader(in), "pages", &out, false); err != nil {
+		t.Fatal(err)
+	}
+	pos := map[string]int{}
+	for i, p := range pages {
+		pos[fmt.Sprintf("<urn:uuid:page-%d-%s>", i, p.id)] = i
+	}
+	found := make([]int, len(pages))
+	dups := make([]Duplicate, len(pages))
+	for i := range found {
+		found[i] = -1
+	}
+	dec := json.NewDecoder(&rep)
+	for {
+		var dup Duplicate
+		if err := dec.Decode(&dup); err != nil {
+			break
+		}
+		if dup.Kind == "duplicate" {
+			found[pos[dup.RecordID]] = pos[dup.KeptID]
+			dups[pos[dup.RecordID]] = dup
+		}
+	}
+	return found, d.Stats, dups
+}
+
+type pairSide struct {
+	Dataset, ID, URL, HTML string
+	HostKey                string `json:"host_key"`
+}
+
+func (s pairSide) page() page {
+	return page{id: s.Dataset + "-" + strings.ReplaceAll(s.ID, "/", "_"), url: s.URL, html: s.HTML}
+}
+
+func readPairs(t *testing.T) []struct {
+	Category string
+	A, B     pairSide
+} {
+	f, err := os.Open(corpus + "_pairs/gold_text_overlap_pairs.jsonl")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	var ps []struct {
+		Category string
+		A, B     pairSide
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var p struct {
+			Category string
+			A, B     pairSide
+		}
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// TestRealPairs: the real copies in ../shared/corpus/_pairs are found as near
+// duplicates, each pair on its own (the later page refers to the earlier).
+func TestRealPairs(t *testing.T) {
+	want := map[string]bool{"cross_site_same_core": true, "same_site_near_duplicate": true, "same_url_recrawl": true}
+	hits := map[string]int{}
+	total := map[string]int{}
+	for _, p := range readPairs(t) {
+		if !want[p.Category] {
+			continue
+		}
+		found, _, dups := nearFoundSims(t, DefaultOptions(), []page{p.A.page(), p.B.page()})
+		total[p.Category]++
+		if found[1] == 0 {
+			hits[p.Category]++
+			t.Logf("found %s: %s vs %s (%s %.2f)", p.Category, p.A.URL, p.B.URL, dups[1].Method, dups[1].Similarity)
+		} else {
+			t.Logf("missed %s: %s vs %s", p.Category, p.A.URL, p.B.URL)
+		}
+	}
+	for c := range want {
+		t.Logf("%s: found %d of %d", c, hits[c], total[c])
+	}
+	// What the default thresholds reach, measured; a change that finds fewer
+	// fails here (see the note for the misses and why).
+	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
+		t.Errorf("re-crawls of one URL missed")
+	}
+	if hits["same_site_near_duplicate"] < total["same_site_near_duplicate"]-2 {
+		t.Errorf("same-site near duplicates: %d of %d", hits["same_site_near_duplicate"], total["same_site_near_duplicate"])
+	}
+	if hits["cross_site_same_core"] < total["cross_site_same_core"]/2 {
+		t.Errorf("cross-site copies: %d of %d", hits["cross_site_same_core"], total["cross_site_same_core"])
+	}
+}
+
+// TestSameFrameDifferentStory: different articles of one site, in the same
+// template, are not near duplicates. Pairs the corpus marks as overlapping are
+// left out (they may be real copies).
+func TestSameFrameDifferentStory(t *testing.T) {
+	overlap := map[string]bool{}
+	for _, p := range readPairs(t) {
+		overlap[p.A.page().id+"|"+p.B.page().id] = true
+		overlap[p.B.page().id+"|"+p.A.page().id] = true
+	}
+	type mline struct{ ID, URL, Site, HTML string }
+	pairs, fps := 0, 0
+	for _, ds := range []string{"cleanportaleval", "cx-bbc", "cx-163", "dragnet", "l3s-gn1"} {
+		f, err := os.Open(corpus + ds + "/manifest.jsonl")
+		if err != nil {
+			t.Skip(err)
+		}
+		bySite := map[string][]page{}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m mline
+			json.Unmarshal(sc.Bytes(), &m)
+			bySite[m.Site] = append(bySite[m.Site], page{id: ds + "-" + m.ID, url: m.URL, html: ds + "/" + m.HTML})
+		}
+		f.Close()
+		sites := make([]string, 0, len(bySite))
+		for s, ps := range bySite {
+			if len(ps) >= 5 {
+				sites = append(sites, s)
+			}
+		}
+		sort.Strings(sites)
+		for _, s := range sites {
+			ps := bySite[s]
+			if len(ps) > 40 {
+				ps = ps[:40]
+			}
+			found, _, dups := nearFoundSims(t, DefaultOptions(), ps)
+			n := len(ps)
+			pairs += n * (n - 1) / 2
+			for i, k := range found {
+				if k < 0 || overlap[ps[i].id+"|"+ps[k].id] {
+					continue
+				}
+				fps++
+				t.Logf("%s: %s reported as a duplicate of %s (%s %.2f)", ds, ps[i].url, ps[k].url, dups[i].Method, dups[i].Similarity)
+			}
+		}
+	}
+	t.Logf("%d same-site pairs of different stories, %d reported", pairs, fps)
+	if pairs == 0 {
+		t.Skip("no corpus")
+	}
+	// Issue target: at most 1% of same-frame pairs. A page is reported at most
+	// once, so this counts pages; it is a bound on pairs as well.
+	if float64(fps) > 0.01*float64(pairs) {
+		t.Errorf("%d of %d same-frame pairs reported", fps, pairs)
+	}
+}
