@@ -62,13 +62,8 @@ func pagesWARC(t *testing.T, pages []page) []byte {
 	return buf.Bytes()
 }
 
-// nearFound runs the pipeline and returns, for each input position, the
-// position of the record it was found to duplicate, or -1.
-func nearFound(t *testing.T, opts Options, pages []page) ([]int, Stats) {
-	f, s, _ := nearFoundSims(t, opts, pages)
-	return f, s
-}
-
+// nearFoundSims runs the pipeline and returns, for each input position, the
+// position of the record it was found to duplicate, or -1, and its report line.
 func nearFoundSims(t *testing.T, opts Options, pages []page) ([]int, Stats, []Duplicate) {
 	t.Helper()
 	in := pagesWARC(t, pages)
