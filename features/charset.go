@@ -46,6 +46,14 @@ func determineCharset(body []byte, contentType string) (encoding.Encoding, strin
 		}
 	}
 	if e, name := metaCharset(body[:min(len(body), metaScanBytes)]); name != "" {
+		// A <meta> that names a legacy charset for a body that is valid UTF-8 with
+		// multi-byte sequences is a page re-saved as UTF-8 without fixing its meta
+		// (corpus: mozilla-readability qq.html declares gbk). Legacy CJK or Latin-1
+		// text is almost never valid UTF-8 by accident, so trust the bytes. The HTTP
+		// header, set by the server that sent these bytes, is still obeyed above.
+		if e != nil && hasMultibyte(body) && utf8.Valid(body) {
+			return nil, "utf-8"
+		}
 		return e, name
 	}
 	return detectCharset(body)
@@ -148,6 +156,15 @@ func indexFold(b []byte, needle string) int {
 	return -1
 }
 
+func hasMultibyte(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
 // detectCharset guesses the charset of a page that declares none. The corpus has
 // undeclared GBK pages (chinese-wced) and undeclared Latin-1 pages (cleaneval).
 // Valid UTF-8 is UTF-8. Otherwise: isolated high bytes between ASCII mean a
@@ -172,7 +189,7 @@ func detectCharset(body []byte) (encoding.Encoding, string) {
 			}
 		}
 	}
-	if high == 0 || paired*2 < high/2 {
+	if 4*paired < high { // under half of the high bytes in pairs
 		return charmap.Windows1252, "windows-1252"
 	}
 	type cand struct {

@@ -26,6 +26,9 @@ const (
 	FamShingles
 	// FamQGrams: DDD character q-grams (DDD paper, Sec. 3).
 	FamQGrams
+	// FamTextSimhash: simhash over the content words of prose sentences only
+	// (see Extractor.proseKeys), another frame-independent simhash.
+	FamTextSimhash
 )
 
 // DefaultMaxDocBytes is the default cap on the body bytes looked at: the first 8 MiB
@@ -63,6 +66,10 @@ type Config struct {
 	// 1..n-1 grams of an n-word sentence, quadratic in n; 0 means the paper's n-1,
 	// capped at 32 words to bound the cost on run-on "sentences".
 	AFMaxGram int
+
+	// ProseMinWords is the number of words (stopwords included) a sentence needs
+	// to count as prose for FamTextSimhash.
+	ProseMinWords int
 
 	// ShingleK is the shingle length k of Alg. B (Henzinger: 8).
 	ShingleK int
@@ -123,6 +130,7 @@ func DefaultConfig() Config {
 		SpotChain:     3,
 		MinSpots:      5,
 		AFAntecedents: ChineseAntecedents,
+		ProseMinWords: 6,
 		ShingleK:      8,
 		QGram:         4,
 		MaxDocBytes:   DefaultMaxDocBytes,

@@ -42,6 +42,10 @@ type Doc struct {
 	// site frame, so they can find one story inside two different sites' frames.
 	SpotSimhash384 [6]uint64
 	SpotSimhash64  uint64
+	// TextSimhash384/64 are simhashes over the content words of prose sentences
+	// (FamTextSimhash), also frame-independent.
+	TextSimhash384 [6]uint64
+	TextSimhash64  uint64
 
 	// Supershingles are Alg. B's 6 supershingles (FamShingles).
 	Supershingles [6]uint64
@@ -82,6 +86,9 @@ func (d *Doc) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if d.Families&FamSpotSimhash != 0 {
 		b = appendWords(b, d.SpotSimhash384)
+	}
+	if d.Families&FamTextSimhash != 0 {
+		b = appendWords(b, d.TextSimhash384)
 	}
 	if d.Families&FamShingles != 0 {
 		b = appendWords(b, d.Supershingles)
@@ -149,6 +156,10 @@ func (d *Doc) UnmarshalBinary(data []byte) error {
 	if x.Families&FamSpotSimhash != 0 {
 		x.SpotSimhash384 = r.words()
 		x.SpotSimhash64 = x.SpotSimhash384[0]
+	}
+	if x.Families&FamTextSimhash != 0 {
+		x.TextSimhash384 = r.words()
+		x.TextSimhash64 = x.TextSimhash384[0]
 	}
 	if x.Families&FamShingles != 0 {
 		x.Supershingles = r.words()

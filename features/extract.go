@@ -389,8 +389,8 @@ func (e *Extractor) scan() {
 	e.terms = e.terms[:0]
 	e.words = e.words[:0]
 	e.cjk = 0
-	wantWords := e.cfg.Families&(FamSpotSigs|FamSpotSimhash|FamAF) != 0
-	wantMarks := e.cfg.Families&FamAF != 0
+	wantWords := e.cfg.Families&(FamSpotSigs|FamSpotSimhash|FamAF|FamTextSimhash) != 0
+	wantMarks := e.cfg.Families&(FamAF|FamTextSimhash) != 0
 	imgs := e.imgs
 	ii := 0
 	wStart, wEnd, wRuns := -1, -1, 0

@@ -27,6 +27,12 @@ func (e *Extractor) features(d *Doc) {
 			d.Spots = nil
 		}
 	}
+	if f&FamTextSimhash != 0 {
+		e.keys = e.proseKeys(e.keys[:0])
+		slices.Sort(e.keys)
+		d.TextSimhash384 = e.simhashSorted(e.keys)
+		d.TextSimhash64 = d.TextSimhash384[0]
+	}
 	if f&FamShingles != 0 {
 		d.Supershingles = e.supershingles()
 	}
@@ -100,7 +106,44 @@ func (e *Extractor) afBag(spots []uint64) Bag {
 	return bagOfSorted(keys)
 }
 
-// simhashKeys expands a feature hash to the 384 pseudo-random ±1 entries of
+// proseKeys appends the hashes of the content words (non-stopwords) of prose
+// sentences: runs of words between two punctuation marks with at least
+// Config.ProseMinWords words, at least one of them a stopword. Navigation, menus
+// and link lists rarely carry sentence punctuation or function words, so what is
+// left is mostly the natural-language text, the part a wire story shares across
+// sites (the observation behind SpotSigs, SIGIR 2008, Sec. 1, and AF-SpotSigs'
+// sentence features, Sec. 4).
+func (e *Extractor) proseKeys(keys []uint64) []uint64 {
+	ws := e.words
+	start := 0
+	for i := 0; i <= len(ws); i++ {
+		if i < len(ws) && ws[i].flags&flagMark == 0 {
+			continue
+		}
+		sent := ws[start:i]
+		start = i + 1
+		if len(sent) < e.cfg.ProseMinWords {
+			continue
+		}
+		stops := 0
+		for _, w := range sent {
+			if w.flags&flagStop != 0 {
+				stops++
+			}
+		}
+		if stops == 0 {
+			continue
+		}
+		for _, w := range sent {
+			if w.flags&flagStop == 0 {
+				keys = append(keys, w.hash)
+			}
+		}
+	}
+	return keys
+}
+
+// simhashWords expands a feature hash to the 384 pseudo-random ±1 entries of
 // Charikar's projection (Henzinger, SIGIR 2006, Alg. C: b=384). Word 0 is the
 // feature hash itself, so the 64-bit simhash (Manku et al.) is exactly the first
 // 64 bits of the 384-bit one and is never computed twice.
