@@ -13,7 +13,7 @@ type Hit struct {
 	Dist int
 }
 
-// Henzinger (SIGIR 2006, Sec. 2 and 3.2) calls two pages C-similar when at
+// Henzinger (SIGIR 2006, Sec. 2 and 3.3) calls two pages C-similar when at
 // least t = 372 of their b = 384 simhash bits agree: Hamming distance <= 12.
 const (
 	// DefaultK384 is the Hamming radius for 384-bit fingerprints, 384 - 372.
@@ -59,7 +59,8 @@ func (s *Simhash64) Len() int { return len(s.h.ids) }
 func (s *Simhash64) K() int { return s.h.k }
 
 // Simhash384 is Simhash64 for Henzinger's 384-bit fingerprints (SIGIR 2006,
-// b = 384). Henzinger found candidates with 12 pieces of 32 bits, which
+// b = 384). Henzinger (Sec. 3.3) found candidates with 12 pieces of 32 bits,
+// which
 // guarantees only pairs with at most 11 differing bits; with the default
 // k = 12 this index uses 13 pieces (29 or 30 bits), so pairs that differ in
 // exactly 12 bits (372 agreeing, C-similar) are found too.

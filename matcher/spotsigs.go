@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"warcdedup/features"
 )
@@ -49,7 +50,8 @@ type Candidate struct {
 // (amortised O(log n) per posting); queries scan the tail without the
 // sorted-order break.
 //
-// A SpotSigs is not safe for concurrent use: queries reuse scratch space.
+// A SpotSigs is not safe for concurrent use: queries mark checked documents
+// in the index.
 type SpotSigs struct {
 	tau    ratio
 	bounds []uint32 // partition boundaries, shared by all indexes with this tau
@@ -62,9 +64,8 @@ type SpotSigs struct {
 	used  int
 	lists []plist
 
-	mark    []uint32 // per document: generation it was last checked in
-	gen     uint32
-	scratch []qsig
+	mark []uint32 // per document: generation it was last checked in
+	gen  uint32
 
 	comparisons uint64
 }
@@ -89,6 +90,10 @@ type qsig struct {
 }
 
 const listTag = 1 << 31
+
+// scratchPool holds the per-query signature lists, shared by all indexes so
+// that thousands of per-site indexes do not each keep one.
+var scratchPool = sync.Pool{New: func() any { return new([]qsig) }}
 
 // NewSpotSigs returns an empty index for similarity threshold tau in (0, 1].
 // tau is taken as the decimal the float64 prints as (0.8 is 4/5), and a pair
@@ -127,6 +132,10 @@ func (s *SpotSigs) Add(id uint32, bag features.Bag) {
 	start := uint32(len(s.keys))
 	s.docs = append(s.docs, doc{id: id, len: uint32(l), start: start})
 	s.mark = append(s.mark, 0)
+	// Grow the arena by the bag at once: appending entry by entry would
+	// double it, which for a one-page site index costs as much as the page.
+	s.keys = slices.Grow(s.keys, len(bag))
+	s.cnts = slices.Grow(s.cnts, len(bag))
 	for i, e := range bag {
 		s.keys = append(s.keys, e.Key)
 		s.cnts = append(s.cnts, e.N)
@@ -252,7 +261,9 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func
 
 	// Look every signature up once: absent ones raise F0 for free.
 	var f0 uint64
-	q := s.scratch[:0]
+	sp := scratchPool.Get().(*[]qsig)
+	defer scratchPool.Put(sp)
+	q := (*sp)[:0]
 	for _, e := range x {
 		ref := s.find(e.Key)
 		if ref == 0 {
@@ -265,7 +276,7 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func
 		}
 		q = append(q, qsig{ref: ref, freq: e.N, df: df})
 	}
-	s.scratch = q
+	*sp = q
 	// Rarest first by document frequency in the whole index; the paper sorts
 	// by the frequency in the document's own partition and reuses that order
 	// for the neighbour, also an approximation. Stable for determinism.

@@ -405,3 +405,6 @@ func TestLongLists(t *testing.T) {
 		}
 	}
 }
+
+// bagOfKeys is features.BagOf on a copy.
+func bagOfKeys(keys []uint64) features.Bag { return features.BagOf(slices.Clone(keys)) }

@@ -1,0 +1,48 @@
+// Package matcher finds near-duplicate pages from their features: an exact
+// SpotSigs matcher for pages of one site and a simhash index with a
+// pigeonhole guarantee for pages of different sites, the split Henzinger
+// suggests (SIGIR 2006, Sec. 3.5 and 4: shingling and simhash are both poor
+// on same-site pairs and good across sites).
+//
+// # SpotSigs
+//
+// SpotSigs is the matcher of Theobald, Siddharth and Paepcke, "SpotSigs:
+// Robust and Efficient Near Duplicate Detection in Large Web Collections"
+// (SIGIR 2008), Sec. 4: pages are multi-sets of spot signatures
+// (features.Bag) compared by multi-set Jaccard; the collection is partitioned
+// by multi-set length so that only pages of similar length meet (Sec. 4.2),
+// and within a partition inverted lists sorted by length are traversed from
+// the query's rarest signature on, with the delta1/delta2 break and continue
+// conditions of Algorithm 1 (Sec. 4.3). The matcher is exact: it returns
+// precisely the pairs with Jaccard >= tau, which the tests check against brute
+// force. Thresholds are exact fractions (0.8 is 4/5), so a pair at exactly tau,
+// like the paper's worked example at 12/15, is always a match.
+//
+// The modes are those of the earlier Stanford technical report on SpotSigs
+// (same authors; "the Stanford report" in comments), Sec. 3.3 and 4:
+//   - incremental matching (Sec. 3.3.3): SpotSigs.Observe matches a page
+//     against the pages kept so far and indexes it only if it matched none;
+//   - First Guess and Best Guess (Sec. 3.3.1): which match to report;
+//   - full matching (Sec. 3.3.2): AllPairs gives the near-duplicate graph and
+//     Clusters its components, represented by their earliest page;
+//   - seeded matching (Sec. 3.3.4): SpotSigs.WriteTo and ReadSpotSigs save and
+//     load an index to start a run from;
+//   - the BestSim = min(Nx,Ny)/max(Nx,Ny) pruning (Sec. 4, Performance
+//     Considerations) is the length window every query starts from.
+//
+// Sites holds one SpotSigs index per site key, created on first use, for the
+// caller's same-site routing.
+//
+// # Simhash
+//
+// Simhash64 and Simhash384 store Charikar simhash fingerprints and return
+// every stored fingerprint within Hamming distance k of a query. Henzinger
+// (SIGIR 2006) uses b = 384 bits and calls pages similar when t = 372 bits
+// agree (k = 12), finding candidates with 12 pieces of 32 bits (Sec. 3.3),
+// which, as the paper says, only guarantees pairs with at most 11 differing bits. Here k+1 pieces are
+// used (13 for k = 12; Manku, Jain and Das Sarma, WWW 2007, for 64 bits), so
+// the index is exact.
+//
+// Nothing in this package logs or prints, and no type is safe for concurrent
+// use: the caller makes its matching decisions in input order anyway.
+package matcher
