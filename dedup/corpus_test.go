@@ -227,3 +227,50 @@ func TestSameFrameDifferentStory(t *testing.T) {
 		t.Errorf("%d of %d same-frame pairs reported", fps, pairs)
 	}
 }
+
+// TestCrossSiteFalsePositives runs whole datasets (many sites, different stories)
+// through the pipeline and counts cross-site reports that the corpus does not
+// list as overlapping pairs.
+func TestCrossSiteFalsePositives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	overlap := map[string]bool{}
+	for _, p := range readPairs(t) {
+		overlap[p.A.page().id+"|"+p.B.page().id] = true
+		overlap[p.B.page().id+"|"+p.A.page().id] = true
+	}
+	var ps []page
+	for _, ds := range []string{"l3s-gn1", "dragnet", "cleaneval-final", "scrapinghub-aeb"} {
+		f, err := os.Open(corpus + ds + "/manifest.jsonl")
+		if err != nil {
+			t.Skip(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m struct{ ID, URL, HTML string }
+			json.Unmarshal(sc.Bytes(), &m)
+			if m.URL == "" {
+				continue
+			}
+			ps = append(ps, page{id: ds + "-" + m.ID, url: m.URL, html: ds + "/" + m.HTML})
+		}
+		f.Close()
+	}
+	found, st, dups := nearFoundSims(t, DefaultOptions(), ps)
+	n := len(ps)
+	fp, known := 0, 0
+	for i, k := range found {
+		if k < 0 || dups[i].Relation != "cross-site" {
+			continue
+		}
+		if overlap[ps[i].id+"|"+ps[k].id] {
+			known++
+			continue
+		}
+		fp++
+		t.Logf("cross-site: %s -> %s (%s %.2f)", ps[i].url, ps[k].url, dups[i].Method, dups[i].Similarity)
+	}
+	t.Logf("%d pages (%d pairs): %d cross-site reports of listed pairs, %d others; %d same-site", n, n*(n-1)/2, known, fp, st.NearSameSite)
+}
