@@ -34,7 +34,7 @@ func AllPairs(tau float64, bags []features.Bag) (pairs []Pair, comparisons uint6
 	}
 	s.flush()
 	for d, i := range num {
-		s.search(bags[i], uint32(d), true, func(e uint32, inter, union uint64) bool {
+		s.search(bags[i], uint32(d), true, nil, func(e uint32, inter, union uint64) bool {
 			a, b := i, num[e]
 			if a > b {
 				a, b = b, a

@@ -134,6 +134,10 @@ func partitionBounds(r ratio) []uint32 {
 		}
 		b = append(b, uint32(p))
 	}
-	boundsCache[r] = b
+	// Cache the thresholds a run uses (a handful); a loaded index may carry any
+	// fraction, and hostile input must not grow the cache without bound.
+	if len(boundsCache) < 16 {
+		boundsCache[r] = b
+	}
 	return b
 }

@@ -120,7 +120,10 @@ func (s *SpotSigs) Comparisons() uint64 { return s.comparisons }
 // Add indexes bag under the caller's id. Empty bags are not indexed: they can
 // match nothing. Add panics if bag is not a valid features.Bag (keys strictly
 // increasing) or longer than 2^32-1, or if the arena would pass 2^32 entries.
-func (s *SpotSigs) Add(id uint32, bag features.Bag) {
+func (s *SpotSigs) Add(id uint32, bag features.Bag) { s.add(id, bag, nil, 0) }
+
+// add is Add with the probe positions a search just left in hints (see find).
+func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots int) {
 	l := checkBag(bag)
 	if l == 0 {
 		return
@@ -139,7 +142,11 @@ func (s *SpotSigs) Add(id uint32, bag features.Bag) {
 	for i, e := range bag {
 		s.keys = append(s.keys, e.Key)
 		s.cnts = append(s.cnts, e.N)
-		s.post(e.Key, start+uint32(i), d)
+		if hintSlots != 0 {
+			s.post(e.Key, start+uint32(i), d, hints[i], hintSlots)
+		} else {
+			s.post(e.Key, start+uint32(i), d, 0, 0)
+		}
 	}
 }
 
@@ -164,22 +171,36 @@ func checkBag(b features.Bag) uint64 {
 // Figure 8): bag is matched against the documents indexed so far and, only if
 // it matches none, indexed under id. It returns the match, if any, chosen by g.
 func (s *SpotSigs) Observe(id uint32, bag features.Bag, g Guess) (Candidate, bool) {
-	c, ok := s.Match(bag, g)
+	hp := hintPool.Get().(*[]uint32)
+	defer hintPool.Put(hp)
+	*hp = slices.Grow((*hp)[:0], len(bag))[:len(bag)]
+	c, ok, hintSlots := s.match(bag, g, *hp)
 	if !ok {
-		s.Add(id, bag)
+		// The search probed the table for every signature; insertion starts
+		// where it stopped instead of probing again.
+		s.add(id, bag, *hp, hintSlots)
 	}
 	return c, ok
 }
 
+var hintPool = sync.Pool{New: func() any { return new([]uint32) }}
+
 // Match returns the indexed document bag matches (Jaccard >= tau), chosen by g,
 // and whether there is one. The index is not changed.
 func (s *SpotSigs) Match(bag features.Bag, g Guess) (Candidate, bool) {
+	c, ok, _ := s.match(bag, g, nil)
+	return c, ok
+}
+
+// match is Match; with hints it also records find's probe positions there
+// and returns the table size they are valid for (0 if none were recorded).
+func (s *SpotSigs) match(bag features.Bag, g Guess, hints []uint32) (Candidate, bool, int) {
 	var best struct {
 		d            uint32
 		inter, union uint64
 		ok           bool
 	}
-	s.search(bag, noSelf, false, func(d uint32, inter, union uint64) bool {
+	hintSlots := s.search(bag, noSelf, false, hints, func(d uint32, inter, union uint64) bool {
 		if !best.ok || fracLess(best.inter, best.union, inter, union) ||
 			!fracLess(inter, union, best.inter, best.union) && s.docs[d].id < s.docs[best.d].id {
 			best.d, best.inter, best.union, best.ok = d, inter, union, true
@@ -187,16 +208,16 @@ func (s *SpotSigs) Match(bag features.Bag, g Guess) (Candidate, bool) {
 		return g == FirstGuess
 	})
 	if !best.ok {
-		return Candidate{}, false
+		return Candidate{}, false, hintSlots
 	}
-	return Candidate{ID: s.docs[best.d].id, Sim: float64(best.inter) / float64(best.union)}, true
+	return Candidate{ID: s.docs[best.d].id, Sim: float64(best.inter) / float64(best.union)}, true, hintSlots
 }
 
 // MatchAll appends to dst every indexed document bag matches, by descending
 // similarity then ascending id, and returns the extended slice.
 func (s *SpotSigs) MatchAll(bag features.Bag, dst []Candidate) []Candidate {
 	n := len(dst)
-	s.search(bag, noSelf, false, func(d uint32, inter, union uint64) bool {
+	s.search(bag, noSelf, false, nil, func(d uint32, inter, union uint64) bool {
 		dst = append(dst, Candidate{ID: s.docs[d].id, Sim: float64(inter) / float64(union)})
 		return false
 	})
@@ -246,13 +267,21 @@ const noSelf = ^uint32(0)
 // that cannot match anyway. Signatures absent from the index go first with
 // document frequency 0: they cost nothing and raise F before any list is read.
 // The order of the others (rarest first) only affects speed.
-func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func(d uint32, inter, union uint64) bool) {
+//
+// If hints is not nil (len(x) long), search stores there where the probe for
+// each signature ended and returns the table size those positions are valid
+// for, or 0.
+func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, hints []uint32,
+	emit func(d uint32, inter, union uint64) bool) (hintSlots int) {
 	if len(s.docs) == 0 || len(x) == 0 {
-		return
+		return 0
 	}
 	lx := checkBag(x)
 	if lx == 0 {
-		return
+		return 0
+	}
+	if hints != nil {
+		hintSlots = len(s.slots)
 	}
 	lo, hi := s.tau.window(lx)
 	if rightOnly {
@@ -264,8 +293,11 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func
 	sp := scratchPool.Get().(*[]qsig)
 	defer scratchPool.Put(sp)
 	q := (*sp)[:0]
-	for _, e := range x {
-		ref := s.find(e.Key)
+	for i, e := range x {
+		ref, pos := s.find(e.Key)
+		if hints != nil {
+			hints[i] = pos
+		}
 		if ref == 0 {
 			f0 += uint64(e.N)
 			continue
@@ -279,8 +311,14 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func
 	*sp = q
 	// Rarest first by document frequency in the whole index; the paper sorts
 	// by the frequency in the document's own partition and reuses that order
-	// for the neighbour, also an approximation. Stable for determinism.
-	slices.SortStableFunc(q, func(a, b qsig) int { return int(a.df) - int(b.df) })
+	// for the neighbour, also an approximation. Ties by slot value (distinct
+	// per signature) for determinism.
+	slices.SortFunc(q, func(a, b qsig) int {
+		if a.df != b.df {
+			return int(a.df) - int(b.df)
+		}
+		return int(int64(a.ref) - int64(b.ref))
+	})
 
 	s.gen++
 	if s.gen == 0 { // wrapped: clear stale marks once every 2^32 queries
@@ -310,9 +348,10 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, emit func
 			continue
 		}
 		if s.scanPartition(x, lx, f0, q, uint32(a), uint32(b), self, rightOnly, emit) {
-			return
+			return hintSlots
 		}
 	}
+	return hintSlots
 }
 
 // partition is the k with p_k <= l < p_{k+1}.
@@ -492,29 +531,36 @@ func (s *SpotSigs) slotKey(v uint32) uint64 {
 }
 
 // find returns the slot value for key, 0 if the key is not indexed.
-func (s *SpotSigs) find(key uint64) uint32 {
+// pos is the slot where the probe ended: the key's slot or the empty slot
+// where it would be inserted. Insertions only fill empty slots, so until the
+// table is resized an insertion of key may start probing at pos.
+func (s *SpotSigs) find(key uint64) (v, pos uint32) {
 	if len(s.slots) == 0 {
-		return 0
+		return 0, 0
 	}
 	mask := uint64(len(s.slots) - 1)
 	shift := uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	for i := hashSlot(key, shift); ; i = (i + 1) & mask {
 		v := s.slots[i]
 		if v == 0 || s.slotKey(v) == key {
-			return v
+			return v, uint32(i)
 		}
 	}
 }
 
 // post adds document d (whose entry for key is at arena position p) to key's
-// postings.
-func (s *SpotSigs) post(key uint64, p, d uint32) {
+// postings. hint is where a find on a table of hintSlots slots ended, or
+// hintSlots is 0.
+func (s *SpotSigs) post(key uint64, p, d uint32, hint uint32, hintSlots int) {
 	if (s.used+1)*4 > len(s.slots)*3 {
 		s.grow()
 	}
 	mask := uint64(len(s.slots) - 1)
 	shift := uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	i := hashSlot(key, shift)
+	if hintSlots == len(s.slots) {
+		i = uint64(hint)
+	}
 	for ; ; i = (i + 1) & mask {
 		v := s.slots[i]
 		if v == 0 {
@@ -565,17 +611,23 @@ func (s *SpotSigs) cmpPost(a, b uint32) int {
 }
 
 // mergeTail sorts the unsorted tail of pl and merges it into the sorted part.
+// The tail is sorted as packed (^length, number) integers rather than with a
+// comparator that looks lengths up, which was a tenth of the build time.
 func (s *SpotSigs) mergeTail(pl *plist) {
-	tail := slices.Clone(pl.docs[pl.sorted:])
-	slices.SortFunc(tail, s.cmpPost)
+	packed := make([]uint64, 0, len(pl.docs)-pl.sorted)
+	for _, d := range pl.docs[pl.sorted:] {
+		packed = append(packed, uint64(^s.docs[d].len)<<32|uint64(d))
+	}
+	slices.Sort(packed)
 	// Merge from the back into pl.docs, which has room for both parts.
-	i, j, k := pl.sorted-1, len(tail)-1, len(pl.docs)-1
+	i, j, k := pl.sorted-1, len(packed)-1, len(pl.docs)-1
 	for j >= 0 {
-		if i >= 0 && s.before(tail[j], pl.docs[i]) {
+		t := uint32(packed[j])
+		if i >= 0 && s.before(t, pl.docs[i]) {
 			pl.docs[k] = pl.docs[i]
 			i--
 		} else {
-			pl.docs[k] = tail[j]
+			pl.docs[k] = t
 			j--
 		}
 		k--

@@ -224,6 +224,7 @@ func TestObserve(t *testing.T) {
 				kept = append(kept, i)
 			}
 		}
+		checkIndex(t, s)
 		if s.Len() != len(kept) || dups == 0 {
 			t.Fatalf("tau %s: index holds %d, kept %d, %d duplicates", tau, s.Len(), len(kept), dups)
 		}
@@ -371,22 +372,7 @@ func TestLongLists(t *testing.T) {
 	for i, b := range bags {
 		s.Add(uint32(i), b)
 	}
-	total := 0
-	for _, pl := range s.lists {
-		if !slices.IsSortedFunc(pl.docs[:pl.sorted], s.cmpPost) {
-			t.Fatal("sorted part not sorted")
-		}
-		total += len(pl.docs)
-	}
-	singles := 0
-	for _, v := range s.slots {
-		if v != 0 && v&listTag == 0 {
-			singles++
-		}
-	}
-	if total+singles != len(s.keys) {
-		t.Fatalf("%d postings for %d arena entries", total+singles, len(s.keys))
-	}
+	checkIndex(t, s)
 	// And queries on merged lists are still exact.
 	for i := 0; i < len(bags); i += 97 {
 		var want []uint32
@@ -408,3 +394,43 @@ func TestLongLists(t *testing.T) {
 
 // bagOfKeys is features.BagOf on a copy.
 func bagOfKeys(keys []uint64) features.Bag { return features.BagOf(slices.Clone(keys)) }
+
+// checkIndex verifies the index invariants: every signature of every indexed
+// document is posted exactly once under its key, and sorted parts are sorted.
+func checkIndex(t *testing.T, s *SpotSigs) {
+	t.Helper()
+	total := 0
+	for _, pl := range s.lists {
+		if !slices.IsSortedFunc(pl.docs[:pl.sorted], s.cmpPost) {
+			t.Fatal("sorted part not sorted")
+		}
+		total += len(pl.docs)
+	}
+	used := 0
+	for _, v := range s.slots {
+		if v == 0 {
+			continue
+		}
+		used++
+		if v&listTag == 0 {
+			total++
+		}
+	}
+	if total != len(s.keys) || used != s.used {
+		t.Fatalf("%d postings for %d arena entries; %d slots used, counted %d", total, len(s.keys), used, s.used)
+	}
+	for d := range s.docs {
+		st, end := s.span(uint32(d))
+		for p := st; p < end; p++ {
+			v, _ := s.find(s.keys[p])
+			switch {
+			case v == 0:
+				t.Fatalf("doc %d key %x not found", d, s.keys[p])
+			case v&listTag == 0 && s.docOf(v-1) != uint32(d):
+				t.Fatalf("doc %d key %x posted to doc %d", d, s.keys[p], s.docOf(v-1))
+			case v&listTag != 0 && !slices.Contains(s.lists[v&^listTag].docs, uint32(d)):
+				t.Fatalf("doc %d key %x missing from its list", d, s.keys[p])
+			}
+		}
+	}
+}
