@@ -28,19 +28,21 @@ type Extractor struct {
 	stop   map[uint64]uint8 // word hash -> flagStop|flagAnte|flagAFAnte
 	afAnte bool             // some AF antecedent is not a SpotSigs antecedent
 
-	rd    bytes.Reader
-	dec   []byte   // body decoded to UTF-8 (non-UTF-8 pages only)
-	text  []byte   // normalized text: NFKC, case-folded, single spaces
-	nfkc  []byte   // scratch for NFKC
-	imgs  []imgRef // IMG terms with their position in text
-	terms []uint64 // Henzinger term hashes in document order
-	words []word   // SpotSigs words (and sentence marks when FamAF is on)
-	keys  []uint64 // scratch for bags
-	acc   [384]int64
-	cjk   int
-	qbuf  []byte
-	qoff  []int32
-	mins  [84]uint64
+	rd      bytes.Reader
+	dec     []byte     // body decoded to UTF-8 (non-UTF-8 pages only)
+	text    []byte     // normalized text: NFKC, case-folded, single spaces
+	nfkc    []byte     // scratch for NFKC
+	imgs    []imgRef   // IMG terms with their position in text
+	terms   []uint64   // Henzinger term hashes in document order
+	words   []word     // SpotSigs words (and sentence marks when FamAF is on)
+	keys    []uint64   // scratch for bags
+	acc     [384]int64 // simhash: per-bit count of +1 projections
+	lanes   [48]uint64 // simhash: 8-bit counters being filled (see simReset)
+	pending uint32     // simhash: weight added to lanes since the last flush
+	cjk     int
+	qbuf    []byte
+	qoff    []int32
+	mins    [84]uint64
 }
 
 // imgRef is an IMG tag's term and where in the text it occurred.
@@ -173,10 +175,42 @@ func decodeAppend(enc encoding.Encoding, dst, src []byte) []byte {
 // instructions, ignored": "wo<b>rd</b>" is one word. Only character formatting is
 // ignored; <span> and <a> separate, because menus written as adjacent links
 // (<li>Home</li><li>News</li>) must not glue into one word.
-var formattingTags = map[string]bool{
-	"b": true, "i": true, "u": true, "em": true, "strong": true, "font": true, "big": true,
-	"small": true, "tt": true, "s": true, "strike": true, "sub": true, "sup": true, "mark": true,
-	"wbr": true,
+func isFormatting(name []byte) bool {
+	switch string(name) {
+	case "b", "i", "u", "em", "strong", "font", "big", "small", "tt", "s", "strike", "sub", "sup", "mark", "wbr":
+		return true
+	}
+	return false
+}
+
+// tagName returns the lower-cased name of the tag whose raw bytes are raw ("<DIV
+// class=x>", "</p>"), in buf; names longer than buf are cut (no tag we look for is).
+func tagName(buf []byte, raw []byte) []byte {
+	i := 1
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	n := 0
+	for ; i < len(raw) && n < len(buf); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		buf[n] = lowerASCII(c)
+		n++
+	}
+	return buf[:n]
+}
+
+// rawSkip returns the constant string for a skipped element name (no allocation).
+func rawSkip(name []byte) string {
+	switch string(name) {
+	case "script":
+		return "script"
+	case "style":
+		return "style"
+	}
+	return "noscript"
 }
 
 // tokenize runs the html.Tokenizer over src and fills e.text and e.imgs. It
@@ -204,17 +238,21 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 				e.appendText(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
+			// The tag name is read from Raw: TagName allocates a copy per call in
+			// x/net v0.62, which was a quarter of all allocations.
+			var nb [16]byte
+			name := tagName(nb[:], z.Raw())
 			switch string(name) {
 			case "script", "style", "noscript":
 				if tt == html.StartTagToken {
-					skip = string(name)
+					skip = rawSkip(name)
 				}
 			case "img":
 				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {
 					break
 				}
-				for hasAttr {
+				z.TagName() // position the attribute iterator
+				for hasAttr := true; hasAttr; {
 					var k, v []byte
 					k, v, hasAttr = z.TagAttr()
 					if string(k) == "src" && len(v) > 0 {
@@ -230,15 +268,16 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 					}
 				}
 			}
-			if !formattingTags[string(name)] {
+			if !isFormatting(name) {
 				e.space()
 			}
 		case html.EndTagToken:
-			name, _ := z.TagName()
+			var nb [16]byte
+			name := tagName(nb[:], z.Raw())
 			if skip != "" && string(name) == skip {
 				skip = ""
 			}
-			if !formattingTags[string(name)] {
+			if !isFormatting(name) {
 				e.space()
 			}
 		}

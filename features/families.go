@@ -2,7 +2,6 @@ package features
 
 import (
 	"math/bits"
-	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -29,18 +28,14 @@ func (e *Extractor) features(d *Doc) {
 	}
 	if f&FamTextSimhash != 0 {
 		e.keys = e.proseKeys(e.keys[:0])
-		slices.Sort(e.keys)
-		d.TextSimhash384 = e.simhashSorted(e.keys)
+		d.TextSimhash384 = e.simhashSeq(e.keys)
 		d.TextSimhash64 = d.TextSimhash384[0]
 	}
 	if f&FamShingles != 0 {
 		d.Supershingles = e.supershingles()
 	}
 	if f&FamSimhash != 0 {
-		// Sorting e.terms in place is fine: shingles, the only family that needs
-		// term order, is done above.
-		slices.Sort(e.terms)
-		d.Simhash384 = e.simhashSorted(e.terms)
+		d.Simhash384 = e.simhashSeq(e.terms)
 		d.Simhash64 = d.Simhash384[0]
 	}
 	if f&FamQGrams != 0 {
@@ -152,44 +147,84 @@ func simhashWords(h uint64) [6]uint64 {
 		fmix(h ^ 0xdaa66d2c7ddf743f), fmix(h ^ 0x78dde6e5fd29f054), fmix(h ^ 0x1715609d7cbfec69)}
 }
 
-// simhashSorted is Charikar's simhash of a sorted list of feature hashes, each
-// counted with its frequency (Henzinger, Alg. C: "summed over the token sequence").
-func (e *Extractor) simhashSorted(sorted []uint64) [6]uint64 {
-	e.acc = [384]int64{}
-	var total int64
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j] == sorted[i] {
-			j++
-		}
-		e.addSim(sorted[i], int64(j-i))
-		total += int64(j - i)
-		i = j
+// simhashSeq is Charikar's simhash of a sequence of feature hashes; a feature
+// that occurs n times counts n times (Henzinger, Alg. C: "summed over the token
+// sequence"), so no sorting or counting is needed.
+func (e *Extractor) simhashSeq(seq []uint64) [6]uint64 {
+	e.simReset()
+	for _, h := range seq {
+		e.simAdd(h, 1)
 	}
-	return e.simBits(total)
+	return e.simBits(int64(len(seq)))
 }
 
-// simhashBag is simhashSorted for a multi-set.
+// simhashBag is the simhash of a multi-set, each key counted with its frequency.
 func (e *Extractor) simhashBag(b Bag) [6]uint64 {
-	e.acc = [384]int64{}
+	e.simReset()
 	var total int64
 	for _, x := range b {
-		e.addSim(x.Key, int64(x.N))
+		e.simAdd(x.Key, x.N)
 		total += int64(x.N)
 	}
 	return e.simBits(total)
 }
 
-// addSim adds n times the feature's ±1 vector. acc counts the +1 entries only;
-// bit b is set iff its +1 count is more than half of all features (simBits).
-func (e *Extractor) addSim(h uint64, n int64) {
-	ws := simhashWords(h)
-	for k, w := range ws {
-		a := e.acc[k*64 : k*64+64 : k*64+64]
-		for b := range a {
-			a[b] += int64(w>>uint(b)&1) * n
+// spread[b] has byte i equal to bit i of b: adding spread[b] to a uint64 adds
+// bit i of b to the 8-bit counter in byte i.
+var spread = func() (t [256]uint64) {
+	for b := range t {
+		for i := 0; i < 8; i++ {
+			t[b] |= uint64(b>>i&1) << (8 * i)
 		}
 	}
+	return t
+}()
+
+// The simhash accumulators count, per bit, the features whose projection has a +1
+// there. They are kept as 384 8-bit counters packed eight to a uint64 (lanes), so
+// a feature costs 48 table additions instead of 384 bit tests; the lanes are
+// flushed into the 64-bit acc before any counter can pass 255. Profiling the
+// default configuration showed the bit-by-bit loop at 21% of all time.
+func (e *Extractor) simReset() {
+	e.acc = [384]int64{}
+	e.lanes = [48]uint64{}
+	e.pending = 0
+}
+
+func (e *Extractor) simAdd(h uint64, n uint32) {
+	if n > 255 {
+		for ; n > 255; n -= 255 {
+			e.simAdd(h, 255)
+		}
+	}
+	if e.pending+n > 255 {
+		e.simFlush()
+	}
+	e.pending += n
+	ws := simhashWords(h)
+	m := uint64(n)
+	for k, w := range ws {
+		l := e.lanes[k*8 : k*8+8 : k*8+8]
+		l[0] += spread[byte(w)] * m
+		l[1] += spread[byte(w>>8)] * m
+		l[2] += spread[byte(w>>16)] * m
+		l[3] += spread[byte(w>>24)] * m
+		l[4] += spread[byte(w>>32)] * m
+		l[5] += spread[byte(w>>40)] * m
+		l[6] += spread[byte(w>>48)] * m
+		l[7] += spread[byte(w>>56)] * m
+	}
+}
+
+func (e *Extractor) simFlush() {
+	for idx, v := range e.lanes {
+		a := e.acc[idx*8 : idx*8+8 : idx*8+8]
+		for i := range a {
+			a[i] += int64(v >> (8 * uint(i)) & 0xff)
+		}
+	}
+	e.lanes = [48]uint64{}
+	e.pending = 0
 }
 
 // simBits turns the accumulators into bits: sign(sum of ±1) > 0, so a tie, and
@@ -198,6 +233,7 @@ func (e *Extractor) addSim(h uint64, n int64) {
 // every page of mostly set bits); callers must not compare documents without
 // features (Doc.Terms == 0 or Doc.Spots empty).
 func (e *Extractor) simBits(total int64) [6]uint64 {
+	e.simFlush()
 	var out [6]uint64
 	for i, a := range e.acc {
 		if 2*a > total {

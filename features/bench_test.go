@@ -1,0 +1,54 @@
+package features
+
+import (
+	"testing"
+)
+
+// benchPages is a fixed sample of 200 corpus pages: every k-th page over all
+// datasets, so that charsets, sizes and languages are mixed as in the corpus.
+func benchPages(b *testing.B) ([]*corpusPage, int64) {
+	pages := loadCorpus(b)
+	step := max(1, len(pages)/200)
+	var out []*corpusPage
+	var n int64
+	for i := 0; i < len(pages) && len(out) < 200; i += step {
+		out = append(out, pages[i])
+		n += int64(len(pages[i].body))
+	}
+	return out, n
+}
+
+func benchFamilies(b *testing.B, f Family) {
+	pages, total := benchPages(b)
+	cfg := DefaultConfig()
+	cfg.Families = f
+	e, err := NewExtractor(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, p := range pages {
+			e.Extract(p.body, "", p.URL)
+		}
+	}
+}
+
+// BenchmarkDecodeTokenize: charset, tokenizer, normalization and the term/word
+// scan, no feature family. The other benchmarks include this work.
+func BenchmarkDecodeTokenize(b *testing.B) { benchFamilies(b, 0) }
+func BenchmarkSpotSigs(b *testing.B)       { benchFamilies(b, FamSpotSigs) }
+func BenchmarkSimhash(b *testing.B)        { benchFamilies(b, FamSimhash) }
+func BenchmarkSpotSimhash(b *testing.B)    { benchFamilies(b, FamSpotSimhash) }
+func BenchmarkTextSimhash(b *testing.B)    { benchFamilies(b, FamTextSimhash) }
+func BenchmarkAF(b *testing.B)             { benchFamilies(b, FamAF) }
+func BenchmarkShingles(b *testing.B)       { benchFamilies(b, FamShingles) }
+func BenchmarkQGrams(b *testing.B)         { benchFamilies(b, FamQGrams) }
+
+// BenchmarkDefault is DefaultConfig: SpotSigs + simhash + spot simhash.
+func BenchmarkDefault(b *testing.B) { benchFamilies(b, DefaultConfig().Families) }
+
+// BenchmarkAll computes every family in one pass.
+func BenchmarkAll(b *testing.B) { benchFamilies(b, allFamilies().Families|FamTextSimhash) }
