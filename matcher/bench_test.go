@@ -140,6 +140,12 @@ func BenchmarkSpotSigsIncremental(b *testing.B) {
 				b.ReportMetric(perPage-sigs, "idxB/page")
 				b.ReportMetric(sigs, "sigB/page")
 				b.ReportMetric(float64(sb.s.Len())/sb.buildDur.Seconds(), "build-docs/s")
+				sl, li, dc := sb.s.footprint()
+				n := float64(sb.s.Len())
+				b.ReportMetric(float64(sl)/n, "slotB/page")
+				b.ReportMetric(float64(li)/n, "listB/page")
+				b.ReportMetric(float64(dc)/n, "docB/page")
+				b.ReportMetric(float64(len(sb.s.keys))/n, "sigs/page")
 			})
 		}
 	}

@@ -130,7 +130,7 @@ func DecodeSpotSigs(data []byte) (*SpotSigs, error) {
 			}
 			b = append(b, features.Entry{Key: key, N: uint32(c)})
 		}
-		if uint64(len(s.keys))+uint64(len(b)) > maxLen {
+		if uint64(len(s.keys))+uint64(len(b)) > maxArena {
 			return nil, d.fail("too many entries")
 		}
 		s.Add(uint32(id), b)

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"warcdedup/features"
 )
@@ -91,6 +92,10 @@ type qsig struct {
 
 const listTag = 1 << 31
 
+// maxArena is the most signatures one index holds: a slot holds an arena
+// position + 1 below listTag. 2^31 signatures are some ten million pages.
+const maxArena = listTag - 2
+
 // scratchPool holds the per-query signature lists, shared by all indexes so
 // that thousands of per-site indexes do not each keep one.
 var scratchPool = sync.Pool{New: func() any { return new([]qsig) }}
@@ -119,7 +124,8 @@ func (s *SpotSigs) Comparisons() uint64 { return s.comparisons }
 
 // Add indexes bag under the caller's id. Empty bags are not indexed: they can
 // match nothing. Add panics if bag is not a valid features.Bag (keys strictly
-// increasing) or longer than 2^32-1, or if the arena would pass 2^32 entries.
+// increasing) or longer than 2^32-1, or if the index would hold more than
+// 2^31-2 signatures.
 func (s *SpotSigs) Add(id uint32, bag features.Bag) { s.add(id, bag, nil, 0) }
 
 // add is Add with the probe positions a search just left in hints (see find).
@@ -128,7 +134,7 @@ func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots in
 	if l == 0 {
 		return
 	}
-	if uint64(len(s.keys))+uint64(len(bag)) > maxLen {
+	if uint64(len(s.keys))+uint64(len(bag)) > maxArena {
 		panic("matcher: SpotSigs arena full")
 	}
 	d := uint32(len(s.docs))
@@ -660,4 +666,16 @@ func (s *SpotSigs) grow() {
 		}
 		s.slots[i] = v
 	}
+}
+
+// footprint is the memory the index holds beyond the signature arena, by
+// part, from slice capacities (for benchmarks and the package doc figures).
+func (s *SpotSigs) footprint() (slots, lists, docs int) {
+	slots = 4 * cap(s.slots)
+	lists = int(unsafe.Sizeof(plist{})) * cap(s.lists)
+	for _, pl := range s.lists {
+		lists += 4 * cap(pl.docs)
+	}
+	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.mark)
+	return slots, lists, docs
 }
