@@ -22,7 +22,7 @@ type page struct {
 	id, url, html string
 }
 
-func loadHTML(t *testing.T, rel string) []byte {
+func loadHTML(t testing.TB, rel string) []byte {
 	t.Helper()
 	f, err := os.Open(corpus + rel)
 	if err != nil {
@@ -41,7 +41,9 @@ func loadHTML(t *testing.T, rel string) []byte {
 }
 
 // pagesWARC writes the pages as 200 responses, in order, as one WARC.
-func pagesWARC(t *testing.T, pages []page) []byte {
+func pagesWARC(t *testing.T, pages []page) []byte { return pagesWARCb(t, pages) }
+
+func pagesWARCb(t testing.TB, pages []page) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := warcio.NewWriter(&buf, false)
