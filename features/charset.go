@@ -178,11 +178,13 @@ func detectCharset(body []byte) (encoding.Encoding, string) {
 		return nil, "utf-8"
 	}
 	s := body[:min(len(body), detectSampleBytes)]
+	// A pair is two adjacent high bytes: GB2312, EUC-JP and most Shift_JIS and
+	// Big5 text has both bytes >= 0x80, Latin text has single accented letters.
 	high, paired := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			high++
-			if i+1 < len(s) && s[i+1] >= 0x40 && (s[i] >= 0x81 && s[i] <= 0xFE) {
+			if i+1 < len(s) && s[i+1] >= 0x80 && s[i] >= 0x81 && s[i] <= 0xFE {
 				paired++
 				high++
 				i++
@@ -202,31 +204,40 @@ func detectCharset(body []byte) (encoding.Encoding, string) {
 		{japanese.EUCJP, "euc-jp"},
 		{japanese.ShiftJIS, "shift_jis"},
 	}
-	best, bestScore := 0, -1<<31
+	type stats struct{ bad, kana, cjk int }
+	st := make([]stats, len(cands))
 	buf := make([]byte, 0, 3*len(s))
 	for ci, c := range cands {
 		out, _, err := transform.Append(c.e.NewDecoder(), buf[:0], s)
 		if err != nil {
+			st[ci].bad = len(s)
 			continue
 		}
-		bad, kana, cjk := 0, 0, 0
 		for _, r := range string(out) {
 			switch {
 			case r == utf8.RuneError:
-				bad++
+				st[ci].bad++
 			case r >= 0x3040 && r <= 0x30FF:
-				kana++
+				st[ci].kana++
 			case r >= 0x4E00 && r <= 0x9FFF:
-				cjk++
+				st[ci].cjk++
 			}
 		}
-		score := cjk + kana - 20*bad
-		if c.name == "euc-jp" || c.name == "shift_jis" {
-			if kana*5 < kana+cjk { // under 20% kana: not Japanese
-				score -= kana + cjk
-			}
+	}
+	// Japanese if a Japanese decoding is nearly error-free and 20% or more kana.
+	japanese := false
+	for ci := 2; ci < 4; ci++ {
+		x := st[ci]
+		if x.bad*50 <= x.kana+x.cjk && x.kana*5 >= x.kana+x.cjk && x.kana > 0 {
+			japanese = true
 		}
-		if score > bestScore {
+	}
+	best, bestScore := -1, 0
+	for ci := range cands {
+		if japanese != (ci >= 2) {
+			continue
+		}
+		if score := st[ci].cjk + st[ci].kana - 20*st[ci].bad; best < 0 || score > bestScore {
 			best, bestScore = ci, score
 		}
 	}

@@ -131,6 +131,9 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	if !e.tokenize(src, pageURL) {
 		d.Truncated = true
 	}
+	if n := len(e.text); n > 0 && e.text[n-1] == ' ' {
+		e.text = e.text[:n-1]
+	}
 	e.scan()
 	d.Families = e.cfg.Families
 	d.TextBytes = len(e.text)
@@ -237,6 +240,8 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 			if skip == "" {
 				e.appendText(z.Text())
 			}
+		case html.CommentToken, html.DoctypeToken:
+			e.space() // markup: white space
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// The tag name is read from Raw: TagName allocates a copy per call in
 			// x/net v0.62, which was a quarter of all allocations.
