@@ -177,9 +177,10 @@ func (c Counts) F1() float64 {
 }
 
 // Strict counts the Stanford report's strict measure: a duplicate record is
-// found only if the record it refers to is in its own cluster.
+// found only if the record it refers to is in its own cluster. A cluster of n
+// records has n-1 duplicates, whichever of them a method keeps.
 type Strict struct {
-	Found      int // duplicates that refer into their own cluster
+	Found      int // reported records that refer into their own cluster
 	Duplicates int // records that are not the first of their cluster
 	Reported   int // records reported as duplicates
 }
@@ -217,12 +218,12 @@ func CaseGroup(n int) string { return fmt.Sprintf("case%d", n) }
 
 // Score is the evaluation of one run against the labels.
 type Score struct {
-	Records   int // labeled records
-	Seen      int // of them found in the output
-	Reported  int // reported as duplicates
-	Unmapped  int
-	Pairs     map[string]*Counts // by group
-	Strict    map[string]*Strict // by group
+	Records  int // labeled records
+	Seen     int // of them found in the output
+	Reported int // reported as duplicates
+	Unmapped int
+	Pairs    map[string]*Counts // by group
+	Strict   map[string]*Strict // by group
 	// FalsePairs are the first MaxExamples false-positive pairs, MissedPairs
 	// the first false negatives (indices into the labels), for inspection.
 	FalsePairs, MissedPairs [][2]int
