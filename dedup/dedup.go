@@ -64,7 +64,7 @@ type Options struct {
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 40, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.3}
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 20, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.3}
 }
 
 // Stats counts what a run did.
