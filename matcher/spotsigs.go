@@ -65,7 +65,8 @@ type SpotSigs struct {
 	used  int
 	lists []plist
 
-	mark []uint32 // per document: generation it was last checked in
+	mark []uint32 // per document: query generation it was last met in
+	cidx []uint32 // per document: its candidate number while the query runs
 	gen  uint32
 
 	comparisons uint64
@@ -141,6 +142,7 @@ func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots in
 	start := uint32(len(s.keys))
 	s.docs = append(s.docs, doc{id: id, len: uint32(l), start: start})
 	s.mark = append(s.mark, 0)
+	s.cidx = append(s.cidx, noCand)
 	// Grow the arena by the bag at once: appending entry by entry would
 	// double it, which for a one-page site index costs as much as the page.
 	s.keys = slices.Grow(s.keys, len(bag))
@@ -372,77 +374,137 @@ func (s *SpotSigs) partition(l uint64) int {
 // scanPartition runs the inverted-list traversal of Algorithm 1 over the
 // documents with lengths in [a, b] (one partition cut to the length window).
 // It reports whether emit asked to stop.
+//
+// One exact filter is added to the paper's: candidates are verified after the
+// traversal, not when first met, and the traversal goes on past the delta1
+// stop for a few more lists (phase 2) that add no candidates but count which
+// candidates they contain. For a candidate y, every fully scanned list that
+// does not contain y lowers the bound on |x ∩ y| by that signature's frequency
+// in x, so with acc(y) the frequencies of the scanned lists holding y and F
+// those of all scanned lists, |x ∩ y| <= acc(y) + |x| - F. A page sharing one
+// or two rare signatures with x by chance is dismissed without a Jaccard
+// computation; with a fixed vocabulary such pages grow in number with the
+// index, and verifying each was most of the time (BenchmarkSpotSigsIncremental).
+// For the bound to hold, every list is scanned to the end of the window once
+// started: after a delta2 break the rest of the list only updates counts.
 func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, self uint32, rightOnly bool,
 	emit func(d uint32, inter, union uint64) bool) bool {
-	// consider handles one posting; it returns (stop search, break list).
-	consider := func(d uint32, sorted bool) (bool, bool) {
-		ly := uint64(s.docs[d].len)
+	cp := candPool.Get().(*[]cand)
+	defer candPool.Put(cp)
+	cands := (*cp)[:0]
+	defer func() { *cp = cands }()
+
+	// visit handles one posting of the list of a signature with frequency
+	// freq in x; newOK is false once new candidates are excluded for the rest
+	// of the list. It returns whether to exclude new ones from here on.
+	visit := func(d uint32, freq uint64, newOK, sorted bool) bool {
 		if s.mark[d] == s.gen {
-			return false, false
+			if c := s.cidx[d]; c != noCand {
+				cands[c].acc += freq
+			}
+			return !newOK
 		}
+		if !newOK {
+			return true
+		}
+		ly := uint64(s.docs[d].len)
 		if rightOnly && ly == lx && d <= self {
-			return false, false
+			return false
 		}
 		m := min(lx-f, ly) // bound on |x ∩ y| for a document first met now
 		if sorted && ly <= lx && !s.tau.atLeast(m, lx) {
-			return false, true // delta1 + delta2 break (Algorithm 1, line 18)
+			return true // delta1 + delta2 break (Algorithm 1, line 18)
 		}
 		if !s.tau.atLeast(m, lx+ly-m) {
-			return false, false // continue (line 16)
+			return false // continue (line 16)
 		}
 		s.mark[d] = s.gen
-		if inter, union, ok := s.jaccard(x, lx, d); ok {
-			return emit(d, inter, union), false
-		}
-		return false, false
+		s.cidx[d] = uint32(len(cands))
+		cands = append(cands, cand{d: d, acc: freq})
+		return false
 	}
+
+	budget := -1 // phase 2 postings left; -1 while still in phase 1
 	for _, e := range q {
-		if !s.tau.atLeast(lx-f, lx) {
-			return false // delta1 break (line 26)
+		freq := uint64(e.freq)
+		if budget < 0 && !s.tau.atLeast(lx-f, lx) {
+			// delta1 stop (line 26): no new candidates from here on.
+			budget = 16*len(cands) + 64
 		}
+		if budget >= 0 && len(cands) == 0 {
+			break
+		}
+		phase1 := budget < 0
 		if e.ref&listTag == 0 {
 			d := s.docOf(e.ref - 1)
 			if l := s.docs[d].len; a <= l && l <= b {
-				if stop, _ := consider(d, false); stop {
-					return true
-				}
+				visit(d, freq, phase1, false)
 			}
-			f += uint64(e.freq)
+			f += freq
 			continue
 		}
 		pl := &s.lists[e.ref&^listTag]
 		main := pl.docs[:pl.sorted]
-		// First entry not longer than b: lists run from long to short.
+		// The window [a, b] of the sorted part: lists run from long to short.
 		i, _ := slices.BinarySearchFunc(main, b, func(d, b uint32) int {
 			if s.docs[d].len > b {
 				return -1
 			}
 			return 1
 		})
-		for ; i < len(main); i++ {
-			d := main[i]
-			if s.docs[d].len < a {
-				break // the rest belongs to the partitions on the left
+		j, _ := slices.BinarySearchFunc(main[i:], a, func(d, a uint32) int {
+			if s.docs[d].len >= a {
+				return -1
 			}
-			stop, brk := consider(d, true)
-			if stop {
-				return true
-			}
-			if brk {
-				break
+			return 1
+		})
+		tail := pl.docs[pl.sorted:]
+		if !phase1 {
+			if n := j + len(tail); n > budget {
+				break // phase 2 ends before a list it could not finish
+			} else {
+				budget -= n
 			}
 		}
-		for _, d := range pl.docs[pl.sorted:] {
+		newOK := phase1
+		for _, d := range main[i : i+j] {
+			if visit(d, freq, newOK, true) {
+				newOK = false
+			}
+		}
+		for _, d := range tail {
 			if l := s.docs[d].len; a <= l && l <= b {
-				if stop, _ := consider(d, false); stop {
-					return true
-				}
+				visit(d, freq, phase1, false)
 			}
 		}
-		f += uint64(e.freq)
+		f += freq
+	}
+	// Verify the candidates that the counts cannot rule out, in the order met.
+	for _, c := range cands {
+		s.cidx[c.d] = noCand
+	}
+	for _, c := range cands {
+		ly := uint64(s.docs[c.d].len)
+		if c.acc+lx-f < s.tau.need(lx+ly) {
+			continue
+		}
+		if inter, union, ok := s.jaccard(x, lx, c.d); ok && emit(c.d, inter, union) {
+			return true
+		}
 	}
 	return false
 }
+
+// cand is a candidate of scanPartition: a document number and the total
+// frequency in the query of the scanned lists that hold it.
+type cand struct {
+	d   uint32
+	acc uint64
+}
+
+const noCand = ^uint32(0)
+
+var candPool = sync.Pool{New: func() any { return new([]cand) }}
 
 // jaccard returns the multi-set intersection sum(min) and union sum(max) of
 // x (length lx) and indexed document d (SIGIR 2008, Sec. 4.1) when their
@@ -676,6 +738,6 @@ func (s *SpotSigs) footprint() (slots, lists, docs int) {
 	for _, pl := range s.lists {
 		lists += 4 * cap(pl.docs)
 	}
-	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.mark)
+	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.mark) + 4*cap(s.cidx)
 	return slots, lists, docs
 }
