@@ -9,6 +9,28 @@ import (
 	"warcdedup/warcio"
 )
 
+// Method says how near duplicates are found.
+type Method uint8
+
+const (
+	// MethodSpotSigs routes as the brief says: SpotSigs for long pages,
+	// AF-SpotSigs for short ones, same-site and cross-site thresholds.
+	MethodSpotSigs Method = iota
+	// MethodHenzinger is Henzinger's combined B+C (see henzinger.go).
+	MethodHenzinger
+)
+
+// ParseMethod reads the --method flag's value.
+func ParseMethod(s string) (Method, bool) {
+	switch s {
+	case "spotsigs":
+		return MethodSpotSigs, true
+	case "henzinger":
+		return MethodHenzinger, true
+	}
+	return 0, false
+}
+
 // NearMode says what happens to near duplicates.
 type NearMode uint8
 
@@ -41,15 +63,26 @@ type analysis struct {
 	site  string       // Henzinger site key of the target URI
 	spots features.Bag // SpotSigs multi-set
 	af    features.Bag // AF-SpotSigs multi-set, for short pages; nil for long ones
+	// For --method=henzinger: Alg. B's supershingles and Alg. C's fingerprint.
+	shingles [6]uint64
+	sim384   [6]uint64
 }
 
 // analyzer is one worker's state; it is not shared between goroutines.
 type analyzer struct {
 	spots, af  *features.Extractor
+	hz         *features.Extractor // --method=henzinger only
 	shortSpots int
 }
 
 func (d *Deduper) newAnalyzer() *analyzer {
+	if d.opts.Method == MethodHenzinger {
+		hz, err := features.NewExtractor(henzingerFeatures())
+		if err != nil {
+			panic(err)
+		}
+		return &analyzer{hz: hz}
+	}
 	// Two extractors: SpotSigs for every page, AF-SpotSigs only for the short
 	// ones, where it is needed and cheap (its sentence shingles cost about 29 times
 	// SpotSigs' time on long pages, AF-SpotSigs paper, Sec. 5).
@@ -112,8 +145,15 @@ func (a *analyzer) analyze(it *item) {
 	body, _ := it.pay.Decode(maxAnalysed)
 	uri := it.rec.Header.Get("WARC-Target-URI")
 	ctype := it.pay.HTTP.Get("Content-Type")
-	doc := a.spots.Extract(body, ctype, uri)
 	it.an.site = sitekey.FromURL(uri)
+	if a.hz != nil {
+		doc := a.hz.Extract(body, ctype, uri)
+		// Henzinger compares every page with at least one shingle's worth of terms.
+		it.an.ok = doc.Terms >= 8
+		it.an.shingles, it.an.sim384 = doc.Supershingles, doc.Simhash384
+		return
+	}
+	doc := a.spots.Extract(body, ctype, uri)
 	it.an.spots = doc.Spots
 	it.an.ok = doc.SpotComparable
 	// SizeSpotSigs (AF-SpotSigs paper, Sec. 4): pages with little core content,

@@ -276,3 +276,75 @@ func TestCrossSiteFalsePositives(t *testing.T) {
 	}
 	t.Logf("%d pages (%d pairs): %d cross-site reports of listed pairs, %d others; %d same-site", n, n*(n-1)/2, known, fp, st.NearSameSite)
 }
+
+// TestHenzingerOption runs --method=henzinger on the real pairs and the
+// same-frame sets, for comparison with the SpotSigs routing (logged), and checks
+// that it finds the token-only re-captures of the ukwa crawl.
+func TestHenzingerOption(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Method = MethodHenzinger
+	hits, total := map[string]int{}, map[string]int{}
+	for _, p := range readPairs(t) {
+		switch p.Category {
+		case "cross_site_same_core", "same_site_near_duplicate", "same_url_recrawl":
+		default:
+			continue
+		}
+		found, _, _ := nearFoundSims(t, opts, []page{p.A.page(), p.B.page()})
+		total[p.Category]++
+		if found[1] == 0 {
+			hits[p.Category]++
+		}
+	}
+	t.Logf("henzinger B+C on real pairs: found %v of %v", hits, total)
+
+	dir := "../../shared/warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs/"
+	d := New(opts)
+	for _, f := range []string{"BL-20140325121225068-00000-32090~opera~8443.warc.gz", "BL-20140325122341434-00000-32090~opera~8443.warc.gz"} {
+		in, err := os.ReadFile(dir + f)
+		if err != nil {
+			t.Skip(err)
+		}
+		if err := d.Run(bytes.NewReader(in), f, io.Discard, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.Stats.NearRevisits != 6 {
+		t.Errorf("ukwa re-crawl: %d near revisits, want the 6 token-only changes", d.Stats.NearRevisits)
+	}
+}
+
+// TestRecrawlPairNear: with the default SpotSigs routing, the second ukwa crawl's
+// pages that changed only in per-request tokens become near revisits of the
+// first crawl's captures of the same URLs.
+func TestRecrawlPairNear(t *testing.T) {
+	dir := "../../shared/warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs/"
+	var rep bytes.Buffer
+	opts := DefaultOptions()
+	opts.Report = &rep
+	d := New(opts)
+	for _, f := range []string{"BL-20140325121225068-00000-32090~opera~8443.warc.gz", "BL-20140325122341434-00000-32090~opera~8443.warc.gz"} {
+		in, err := os.ReadFile(dir + f)
+		if err != nil {
+			t.Skip(err)
+		}
+		if err := d.Run(bytes.NewReader(in), f, io.Discard, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := json.NewDecoder(&rep)
+	n := 0
+	for {
+		var dup Duplicate
+		if dec.Decode(&dup) != nil {
+			break
+		}
+		n++
+		if dup.URI != dup.KeptURI || !strings.HasPrefix(dup.File, "BL-20140325122341434") || dup.Relation != "same-site" {
+			t.Errorf("unexpected duplicate %+v", dup)
+		}
+	}
+	if n != 6 || d.Stats.NearRevisits != 6 {
+		t.Errorf("%d duplicates reported, %d near revisits; want the 6 token-only re-captures (the 7th changed page is a 403)", n, d.Stats.NearRevisits)
+	}
+}

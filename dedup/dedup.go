@@ -52,6 +52,8 @@ type Options struct {
 	Report io.Writer
 	// Near says what happens to near duplicates of HTML pages.
 	Near NearMode
+	// Method says how near duplicates are found.
+	Method Method
 	// ShortSpots is SizeSpotSigs' cut: a page with fewer spot signatures has
 	// little core content and is compared by AF-SpotSigs.
 	ShortSpots int
@@ -109,6 +111,7 @@ type Deduper struct {
 	opts   Options
 	exact  map[string]ref // payload digest -> earliest capture
 	near   *nearIndex     // kept pages' signatures, made on first use
+	hz     *henzingerIndex
 	report *report
 	Stats  Stats
 }
@@ -319,7 +322,12 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	if !dup {
 		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
 			date: rec.Header.Get("WARC-Date"), computed: pay.Digest}
-		if it.an.ok {
+		if it.an.ok && d.opts.Method == MethodHenzinger {
+			if m, found := d.henzinger().match(it); found {
+				return d.writeNear(name, it, digest, r, m, w)
+			}
+			d.henzinger().add(it, r, digest)
+		} else if it.an.ok {
 			if m, found := d.nearMatch(it); found {
 				return d.writeNear(name, it, digest, r, m, w)
 			}

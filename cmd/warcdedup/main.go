@@ -86,6 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
 	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
+	method := fl.String("method", "spotsigs", "how near duplicates are found: spotsigs (SpotSigs, AF-SpotSigs for short pages) or henzinger (Henzinger's combined shingling B and simhash C)")
 	fl.Float64Var(&cfg.opts.SameSiteTau, "tau-same", cfg.opts.SameSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of the same site")
 	fl.Float64Var(&cfg.opts.ShortTau, "tau-short", cfg.opts.ShortTau, "AF-SpotSigs Jaccard for short pages of the same site")
 	fl.Float64Var(&cfg.opts.CrossSiteTau, "tau-cross", cfg.opts.CrossSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of another site")
@@ -116,6 +117,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg.opts.Near = m
 	} else {
 		fmt.Fprintf(stderr, "warcdedup: --near is revisit, annotate or off, not %q\n", *near)
+		return exitUsage
+	}
+	if m, ok := dedup.ParseMethod(*method); ok {
+		cfg.opts.Method = m
+	} else {
+		fmt.Fprintf(stderr, "warcdedup: --method is spotsigs or henzinger, not %q\n", *method)
 		return exitUsage
 	}
 	for _, tau := range []float64{cfg.opts.SameSiteTau, cfg.opts.ShortTau, cfg.opts.CrossSiteTau} {
