@@ -77,21 +77,22 @@ func (e *Extractor) afBag(spots []uint64) Bag {
 		if prev != 0 || next != 0 {
 			keys = append(keys, combine(combine(combine(seedPunct, prev), w.hash), next))
 		}
-		// Sentence feature: the words strictly between two marks.
-		if lastMark >= 0 && i-lastMark > 1 {
+		// Sentence feature: the words strictly between two marks. A span of more
+		// than maxSentenceWords words without punctuation is a menu or a table,
+		// not a sentence; skipping it also bounds the quadratic shingle count.
+		if n := i - lastMark - 1; lastMark >= 0 && n > 0 && n <= maxSentenceWords {
 			sent := ws[lastMark+1 : i]
 			h := uint64(seedSentence)
 			for _, s := range sent {
 				h = combine(h, s.hash)
 			}
 			keys = append(keys, h)
-			n := len(sent)
-			for g := 1; g <= min(n-1, maxGram); g++ {
-				for s := 0; s+g <= n; s++ {
-					h := combine(seedSentGram, uint64(g))
-					for _, x := range sent[s : s+g] {
-						h = combine(h, x.hash)
-					}
+			// Shingles of sizes 1..min(n-1, maxGram), each grown from the
+			// previous one: O(n * maxGram) combines.
+			for s := range sent {
+				h := uint64(seedSentGram)
+				for g := 1; g <= min(n-1, maxGram) && s+g <= n; g++ {
+					h = combine(h, sent[s+g-1].hash)
 					keys = append(keys, h)
 				}
 			}
@@ -137,6 +138,9 @@ func (e *Extractor) proseKeys(keys []uint64) []uint64 {
 	}
 	return keys
 }
+
+// maxSentenceWords bounds what AF-SpotSigs counts as a sentence.
+const maxSentenceWords = 256
 
 // simhashWords expands a feature hash to the 384 pseudo-random ±1 entries of
 // Charikar's projection (Henzinger, SIGIR 2006, Alg. C: b=384). Word 0 is the
