@@ -656,6 +656,13 @@ func (s *SpotSigs) post(key uint64, p, d uint32, hint uint32, hintSlots int) {
 		return
 	}
 	pl := &s.lists[v&^listTag]
+	if len(pl.docs) == cap(pl.docs) {
+		// Grow by a quarter, not append's doubling: posting lists are most of
+		// the index, and doubling leaves a third of them empty on average.
+		nd := make([]uint32, len(pl.docs), len(pl.docs)+len(pl.docs)/4+2)
+		copy(nd, pl.docs)
+		pl.docs = nd
+	}
 	pl.docs = append(pl.docs, d)
 	if tail := len(pl.docs) - pl.sorted; tail > 8 && tail*4 > pl.sorted {
 		s.mergeTail(pl)
