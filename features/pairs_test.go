@@ -135,6 +135,10 @@ func TestPairs(t *testing.T) {
 		}
 		listed[[2]*corpusPage{a, b}] = true
 		listed[[2]*corpusPage{b, a}] = true
+		if gp.Category == "same_site_near_duplicate" || gp.Category == "same_url_recrawl" {
+			m := metrics(doc(a), doc(b))
+			t.Logf("%s %s %s spotJ %.3f sim384 full %d spots %d", gp.Category, gp.A.HTML, gp.B.HTML, m.spotJ, m.full384, m.spot384)
+		}
 		if gp.Category != "cross_site_same_core" {
 			continue
 		}
