@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -105,4 +106,26 @@ func FuzzDecodeSpotSigs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeHostileAllocation: inputs that declare huge counts are refused
+// before anything is allocated for them.
+func TestDecodeHostileAllocation(t *testing.T) {
+	inputs := [][]byte{
+		[]byte("WDSS\x01\x04\x05\xff\xff\xff\xff\xff\xff\xff\xff\x7f"),
+		[]byte("WDSS\x01\x04\x05\x01\x07\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x01\x01"),
+		// A plausible header whose document count is 2^31, then nothing.
+		[]byte("WDSS\x01\x04\x05\x80\x80\x80\x80\x08"),
+	}
+	for _, in := range inputs {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := DecodeSpotSigs(in); err == nil {
+			t.Fatalf("%q accepted", in)
+		}
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+			t.Errorf("%q: %d bytes allocated", in, n)
+		}
+	}
 }
