@@ -103,7 +103,10 @@ func TestHenzingerTerms(t *testing.T) {
 		{"NFKC digits", "x² café", "", []string{"x2", "café"}},
 		{"IMG on own host: file name", `a<img src="/img/Photo.JPG">b`, "http://news.example.com/a/b.html", []string{"a", "photo.jpg", "b"}},
 		{"IMG on own host, relative", `a<img src="pics/x.png">b`, "http://news.example.com/a/b.html", []string{"a", "x.png", "b"}},
-		{"IMG on other host: whole URL", `a<img alt=z src="http://cdn.other.com/x/y.png">b`, "http://news.example.com/", []string{"a", "http://cdn.other.com/x/y.png", "b"}},
+		{"IMG on other host: whole URL", `a<img alt=z src="http://cdn.other.com/x/y.png">b`, "http://news.example.com/", []string{"a", "cdn.other.com/x/y.png", "b"}},
+		{"IMG on other host, https, scheme-relative", `a<img src="https://CDN.other.com/x/y.png">b<img src="//cdn.other.com/x/y.png">`, "http://news.example.com/", []string{"a", "cdn.other.com/x/y.png", "b", "cdn.other.com/x/y.png"}},
+		{"IMG absolute on own host: file name", `<img src="http://NEWS.example.com/i/p.gif?v=2">`, "http://news.example.com/", []string{"p.gif"}},
+		{"IMG data URI: no term", `a<img src="data:image/png;base64,AAAA">b`, "http://news.example.com/", []string{"a", "b"}},
 	}
 	cfg := DefaultConfig()
 	cfg.Families = FamSimhash
