@@ -115,7 +115,11 @@ func (e *Extractor) Config() Config { return e.cfg }
 // by single spaces, NFKC, case-folded. It is valid until the next Extract call.
 func (e *Extractor) Text() []byte { return e.text }
 
-// Extract computes the configured feature families of one HTTP response: body is
+// Extract computes the configured feature families of one HTTP response in one
+// pass: Henzinger's tokenization (SIGIR 2006, Sec. 2) feeds the simhash (Alg. C)
+// and shingles (Alg. B); SpotSigs words (SIGIR 2008, Sec. 3) feed the spot
+// signatures, the spot simhash and AF-SpotSigs (Sec. 4 of that paper); the
+// normalized text feeds DDD's q-grams (Sec. 3). body is
 // the (transfer- and content-decoded) entity body, contentType the Content-Type
 // header value (may be ""), pageURL the target URI (used for IMG terms; may be "").
 // Bodies longer than Config.MaxDocBytes are cut there and the Doc is marked
