@@ -2,7 +2,8 @@
 // from the shared corpus and scores warcdedup's output against its labels.
 //
 //	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N]
-//	dedupbench score -labels FILE [-json] OUT.warc.gz...
+//	dedupbench score -labels FILE [-json] [-examples N] OUT.warc.gz...
+//	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST]
 //
 // See internal/bench/README.md.
 package main
@@ -23,6 +24,7 @@ const usage = `dedupbench: the near-duplicate quality benchmark (issue 4).
 Usage:
   dedupbench gen   [flags]                     build labeled WARCs from the shared corpus
   dedupbench score -labels FILE [flags] OUT... score warcdedup's output WARCs against the labels
+  dedupbench compare -bench DIR [flags]       compare the papers' methods across thresholds (Markdown, SVG)
 
 Run "dedupbench gen -h" or "dedupbench score -h" for the flags.
 `
@@ -41,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return gen(args[1:], stdout, stderr)
 	case "score":
 		return score(args[1:], stdout, stderr)
+	case "compare":
+		return compare(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

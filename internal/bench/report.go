@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+)
+
+func pct(x float64) string { return fmt.Sprintf("%.3f", x) }
+
+func groupF1(s *Score, g string) string {
+	c := s.Pairs[g]
+	if c == nil || c.TP+c.FN == 0 {
+		return "-"
+	}
+	return pct(c.F1())
+}
+
+func groupRecall(s *Score, g string) string {
+	c := s.Pairs[g]
+	if c == nil || c.TP+c.FN == 0 {
+		return "-"
+	}
+	return pct(c.Recall())
+}
+
+func all(s *Score) Counts {
+	if c := s.Pairs[GroupAll]; c != nil {
+		return *c
+	}
+	return Counts{}
+}
+
+// best returns, per method in order of first appearance, the result with the
+// highest overall F1 (the lowest threshold among ties).
+func best(rs []Result) []Result {
+	var order []string
+	b := map[string]Result{}
+	for _, r := range rs {
+		cur, ok := b[r.Method]
+		if !ok {
+			order = append(order, r.Method)
+		}
+		if !ok || all(r.Score).F1() > all(cur.Score).F1()+1e-12 {
+			b[r.Method] = r
+		}
+	}
+	out := make([]Result, len(order))
+	for i, m := range order {
+		out[i] = b[m]
+	}
+	return out
+}
+
+const tableHead = "| method | threshold | precision | recall | F1 | case 1 F1 | case 2 F1 | case 2 cross-site recall | case 5 recall | same frame reported | short F1 | zh F1 |\n" +
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+
+func tableRow(bw io.Writer, name string, t string, s *Score) {
+	a := all(s)
+	cross := "-"
+	if c := s.Pairs[GroupCrossSite]; c != nil {
+		// Cross-site true pairs are all of case 2 or 5.
+		cross = pct(c.Recall())
+	}
+	fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f%% | %s | %s |\n", name, t,
+		pct(a.Precision()), pct(a.Recall()), pct(a.F1()), groupF1(s, CaseGroup(1)), groupF1(s, CaseGroup(2)),
+		cross, groupRecall(s, CaseGroup(5)), 100*s.SameFrameRate(), groupF1(s, GroupShort), groupF1(s, GroupChinese))
+}
+
+// WriteMarkdown writes the comparison: the best threshold of each method, then
+// every threshold. routed, if not nil, is warcdedup's own output scored.
+func WriteMarkdown(w io.Writer, rs []Result, routed *Score, intro string) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprint(bw, intro)
+	fmt.Fprint(bw, "\n## Best threshold of each method (by overall F1)\n\n")
+	fmt.Fprint(bw, tableHead)
+	if routed != nil {
+		tableRow(bw, "**warcdedup (routed default)**", "defaults", routed)
+	}
+	for _, r := range best(rs) {
+		tableRow(bw, r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score)
+	}
+	fmt.Fprint(bw, "\n## Every threshold\n\n")
+	fmt.Fprint(bw, tableHead)
+	for _, r := range rs {
+		tableRow(bw, r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score)
+	}
+	return bw.Flush()
+}
+
+// WriteSVG plots precision, recall and F1 against the threshold, one panel per
+// method, like Figure 5 of the SIGIR 2008 paper.
+func WriteSVG(w io.Writer, rs []Result) error {
+	var methods []string
+	by := map[string][]Result{}
+	for _, r := range rs {
+		if by[r.Method] == nil {
+			methods = append(methods, r.Method)
+		}
+		by[r.Method] = append(by[r.Method], r)
+	}
+	const cols, pw, ph, m = 3, 300, 210, 40
+	rows := (len(methods) + cols - 1) / cols
+	width, height := cols*pw, rows*ph+30
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
+	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
+	legend := []struct{ name, color string }{{"precision", "#1f77b4"}, {"recall", "#d62728"}, {"F1", "#000000"}}
+	for i, l := range legend {
+		x := 10 + i*110
+		fmt.Fprintf(bw, `<line x1="%d" y1="15" x2="%d" y2="15" stroke="%s" stroke-width="2"/><text x="%d" y="19">%s</text>`+"\n", x, x+25, l.color, x+30, l.name)
+	}
+	for i, name := range methods {
+		ox, oy := (i%cols)*pw, 30+(i/cols)*ph
+		x0, y0, x1, y1 := float64(ox+m), float64(oy+ph-30), float64(ox+pw-15), float64(oy+20)
+		res := by[name]
+		tmin, tmax := res[0].Threshold, res[len(res)-1].Threshold
+		if tmax-tmin < 1e-9 {
+			tmin, tmax = tmin-0.5, tmax+0.5
+		}
+		px := func(t float64) float64 { return x0 + (t-tmin)/(tmax-tmin)*(x1-x0) }
+		py := func(v float64) float64 { return y0 - v*(y0-y1) }
+		fmt.Fprintf(bw, `<text x="%.0f" y="%d" font-weight="bold">%s</text>`+"\n", x0, oy+14, html.EscapeString(name))
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", x0, y1, x1-x0, y0-y1)
+		for _, v := range []float64{0, 0.5, 1} {
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%.1f</text>`+"\n", x0-4, py(v)+4, v)
+			if v > 0 && v < 1 {
+				fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", x0, py(v), x1, py(v))
+			}
+		}
+		for _, t := range []float64{tmin, (tmin + tmax) / 2, tmax} {
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", px(t), y0+14, trimFloat(t))
+		}
+		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">threshold</text>`+"\n", (x0+x1)/2, y0+26)
+		for _, l := range legend {
+			var pts []string
+			for _, r := range res {
+				a := all(r.Score)
+				v := map[string]float64{"precision": a.Precision(), "recall": a.Recall(), "F1": a.F1()}[l.name]
+				if len(res) == 1 {
+					fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(r.Threshold), py(v), l.color)
+				}
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(r.Threshold), py(v)))
+			}
+			if len(pts) == 1 {
+				continue
+			}
+			fmt.Fprintf(bw, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(pts, " "), l.color)
+		}
+	}
+	fmt.Fprint(bw, "</svg>\n")
+	return bw.Flush()
+}
+
+func trimFloat(x float64) string {
+	if math.Abs(x-math.Round(x)) < 1e-9 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	s := fmt.Sprintf("%.3f", x)
+	return strings.TrimRight(s, "0")
+}
