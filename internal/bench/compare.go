@@ -315,8 +315,10 @@ func noSpots(d *features.Doc) bool { return d.Spots.Len() == 0 }
 // of equal supershingles of 6; B-similar is at least 2.
 type shinglingB struct{}
 
-func (shinglingB) Name() string          { return "Shingling (Alg. B)" }
-func (shinglingB) Thresholds() []float64 { return []float64{1.0 / 6, 2.0 / 6, 3.0 / 6, 4.0 / 6, 5.0 / 6, 1} }
+func (shinglingB) Name() string { return "Shingling (Alg. B)" }
+func (shinglingB) Thresholds() []float64 {
+	return []float64{1.0 / 6, 2.0 / 6, 3.0 / 6, 4.0 / 6, 5.0 / 6, 1}
+}
 func (shinglingB) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 	var out []matcher.Pair
 	for a := range docs {
@@ -359,13 +361,14 @@ func (henzingerBC) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, erro
 	return out, nil
 }
 
-// qgramsDDD is DDD's docq = |A ∩ B| / max(|A|, |B|) over distinct q-grams.
-// Candidates come from the exact Jaccard matcher at min/2 over the q-gram
+// qgramsDDD is DDD's docq = |A ∩ B| / max(|A|, |B|) over distinct q-grams,
+// from 0.5 up: below that the candidate search over whole-page q-gram sets
+// takes minutes. Candidates come from the exact Jaccard matcher at min/2 over the q-gram
 // sets (set Jaccard >= docq/2 always), then docq is computed.
 type qgramsDDD struct{}
 
 func (qgramsDDD) Name() string          { return "q-grams (DDD)" }
-func (qgramsDDD) Thresholds() []float64 { return steps(0.1, 1, 0.1) }
+func (qgramsDDD) Thresholds() []float64 { return steps(0.5, 1, 0.05) }
 func (qgramsDDD) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 	sets := make([]features.Bag, len(docs))
 	for i := range docs {

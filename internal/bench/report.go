@@ -55,7 +55,7 @@ func best(rs []Result) []Result {
 	return out
 }
 
-const tableHead = "| method | threshold | precision | recall | F1 | case 1 F1 | case 2 F1 | case 2 cross-site recall | case 5 recall | same frame reported | short F1 | zh F1 |\n" +
+const tableHead = "| method | threshold | precision | recall | F1 | case 1 F1 | case 2 F1 | cross-site recall | case 5 recall | same frame reported | short F1 | zh F1 |\n" +
 	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 
 func tableRow(bw io.Writer, name string, t string, s *Score) {

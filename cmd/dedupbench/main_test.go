@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const corpus = "../../../shared/corpus"
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{nil, 2},
+		{[]string{"nope"}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"score"}, 2},
+		{[]string{"score", "-labels", "x.jsonl"}, 2},
+		{[]string{"score", "-labels", "/nonexistent/labels.jsonl", "a.warc.gz"}, 1},
+		{[]string{"gen", "extra"}, 2},
+		{[]string{"compare"}, 2},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		if code := run(tt.args, &out, &errb); code != tt.code {
+			t.Errorf("run(%q) = %d, want %d; stderr %s", tt.args, code, tt.code, errb.String())
+		}
+	}
+}
+
+// TestGenScore builds a small benchmark and scores its own WARCs as if they
+// were warcdedup's output with nothing deduplicated: every record is found,
+// no duplicate is reported, recall is 0 and precision 1.
+func TestGenScore(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
+		t.Skip("shared corpus not found")
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"gen", "-corpus", corpus, "-out", dir, "-max-pages", "80", "-files", "2", "-seed", "5"}, &out, &errb); code != 0 {
+		t.Fatalf("gen: %d %s", code, errb.String())
+	}
+	var sum struct {
+		Records int      `json:"records"`
+		Files   []string `json:"files"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil || sum.Records == 0 || len(sum.Files) != 2 {
+		t.Fatalf("gen summary %s: %v", out.String(), err)
+	}
+	args := []string{"score", "-json", "-labels", filepath.Join(dir, "labels.jsonl")}
+	for _, f := range sum.Files {
+		args = append(args, filepath.Join(dir, f))
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("score: %d %s", code, errb.String())
+	}
+	var s scoreJSON
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Records != sum.Records || s.Seen != sum.Records || s.Reported != 0 {
+		t.Errorf("score: %d records, %d seen, %d reported; want %d, %d, 0", s.Records, s.Seen, s.Reported, sum.Records, sum.Records)
+	}
+	if len(s.Groups) == 0 || s.Groups[0].Group != "all" || s.Groups[0].Recall != 0 || s.Groups[0].Precision != 1 || s.Groups[0].FN == 0 {
+		t.Errorf("overall group %+v", s.Groups)
+	}
+	if strings.Contains(errb.String(), "warning") {
+		t.Errorf("score warned: %s", errb.String())
+	}
+}
