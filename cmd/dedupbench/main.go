@@ -3,6 +3,7 @@
 //
 //	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N]
 //	dedupbench score -labels FILE [-json] [-examples N] OUT.warc.gz...
+//	dedupbench run -bench DIR [-warcdedup BIN] [-out DIR] [-- warcdedup flags...]
 //	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST]
 //
 // See internal/bench/README.md.
@@ -24,6 +25,8 @@ const usage = `dedupbench: the near-duplicate quality benchmark (issue 4).
 Usage:
   dedupbench gen   [flags]                     build labeled WARCs from the shared corpus
   dedupbench score -labels FILE [flags] OUT... score warcdedup's output WARCs against the labels
+  dedupbench run -bench DIR [flags] [-- warcdedup flags]
+                                              run warcdedup on the benchmark and score its output
   dedupbench compare -bench DIR [flags]       compare the papers' methods across thresholds (Markdown, SVG)
 
 Run "dedupbench gen -h" or "dedupbench score -h" for the flags.
@@ -45,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return score(args[1:], stdout, stderr)
 	case "compare":
 		return compare(args[1:], stdout, stderr)
+	case "run":
+		return runBench(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

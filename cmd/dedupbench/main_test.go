@@ -75,3 +75,32 @@ func TestGenScore(t *testing.T) {
 		t.Errorf("score warned: %s", errb.String())
 	}
 }
+
+// TestRun runs a stand-in for warcdedup that copies its inputs unchanged, and
+// checks that run passes the flags after -- and scores the copies.
+func TestRun(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
+		t.Skip("shared corpus not found")
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"gen", "-corpus", corpus, "-out", dir, "-max-pages", "40", "-files", "1"}, &out, &errb); code != 0 {
+		t.Fatalf("gen: %d %s", code, errb.String())
+	}
+	fake := filepath.Join(t.TempDir(), "fake-warcdedup")
+	script := "#!/bin/sh\n[ \"$1\" = --near=off ] || exit 9\nshift\nfor a; do out=$a; done\nfor a; do [ \"$a\" = \"$out\" ] || cp \"$a\" \"$out\"; done\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"run", "-bench", dir, "-warcdedup", fake, "--", "--near=off"}, &out, &errb); code != 0 {
+		t.Fatalf("run: %d %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "reported duplicates 0") {
+		t.Errorf("run output:\n%s", out.String())
+	}
+}

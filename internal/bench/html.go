@@ -391,17 +391,22 @@ func syndicate(root *html.Node, hostGold, src string) bool {
 // link is a page of the same site, for a "related articles" list.
 type link struct{ URL, Title string }
 
-// recapture applies to a page what changes between two crawls of it: the time
-// of day in its text and a "last updated" line, session ids in its same-site
-// links and tokens in its forms, its ad and promo blocks, its comment counts,
-// and a "related articles" list of other pages of the site. gold (may be "")
-// places the related list after the main content.
+// recapture applies to a page what changes between two crawls of it: the
+// times of day in its text outside the story and a "last updated" line,
+// session ids in its same-site links and tokens in its forms, its ad and promo
+// blocks, its comment counts, and a "related articles" list of other pages of
+// the site. gold (may be "") locates the story (the main content), after which
+// the related list goes.
 func recapture(root *html.Node, rng *rand.Rand, pageURL, gold string, when time.Time, related []link, zh bool) {
 	body := find(root, atom.Body)
 	if body == nil {
 		return
 	}
-	changeTimes(body, rng)
+	var mc *html.Node
+	if gold != "" {
+		mc = mainContent(root, gold)
+	}
+	changeTimes(body, mc, rng)
 	stamp := elem(atom.Div, "class", "last-updated")
 	if zh {
 		withText(stamp, "更新时间："+when.Format("2006-01-02 15:04:05"))
@@ -427,7 +432,7 @@ func recapture(root *html.Node, rng *rand.Rand, pageURL, gold string, when time.
 			ul.AppendChild(li)
 		}
 		box.AppendChild(ul)
-		if mc := mainContent(root, gold); gold != "" && mc != nil {
+		if mc != nil && mc.Parent != nil {
 			insertAfter(mc, box)
 		} else {
 			body.AppendChild(box)
@@ -439,9 +444,12 @@ func recapture(root *html.Node, rng *rand.Rand, pageURL, gold string, when time.
 
 var timeOfDay = regexp.MustCompile(`\b([01]?\d|2[0-3]):([0-5]\d)\b`)
 
-func changeTimes(body *html.Node, rng *rand.Rand) {
+// changeTimes redraws the times of day in the page's text outside its main
+// content mc (may be nil): clocks, "updated at" lines, tickers. A story's own
+// times are the story's and stay.
+func changeTimes(body, mc *html.Node, rng *rand.Rand) {
 	walk(body, func(n *html.Node) bool {
-		if skipText(n) {
+		if skipText(n) || n == mc {
 			return false
 		}
 		if n.Type == html.TextNode {
