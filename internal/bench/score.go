@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -455,5 +456,42 @@ func (s *Score) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "same frame, different story (same-site pairs of different clusters): %d of %d reported (%.4f%%)\n",
 		s.SameFrame.Reported, s.SameFrame.Pairs, 100*s.SameFrameRate())
+	for _, t := range s.Targets() {
+		fmt.Fprintln(bw, t)
+	}
 	return bw.Flush()
+}
+
+// Targets checks the score against issue 4's targets for the default
+// configuration, one line each: "met" or "missed by" how much.
+func (s *Score) Targets() []string {
+	get := func(g string) Counts {
+		if c := s.Pairs[g]; c != nil {
+			return *c
+		}
+		return Counts{}
+	}
+	var out []string
+	check := func(what string, got, want float64, atMost bool) {
+		ok := got >= want
+		if atMost {
+			ok = got <= want
+		}
+		verdict := "met"
+		if !ok {
+			verdict = fmt.Sprintf("MISSED by %.4f", math.Abs(got-want))
+		}
+		op := ">="
+		if atMost {
+			op = "<="
+		}
+		out = append(out, fmt.Sprintf("target %-42s %s %.4f: %.4f %s", what, op, want, got, verdict))
+	}
+	check("same frame, different story reported", s.SameFrameRate(), 0.01, true)
+	check("overall F1", get(GroupAll).F1(), 0.95, false)
+	check("short pages F1", get(GroupShort).F1(), 0.90, false)
+	check("Chinese pages F1", get(GroupChinese).F1(), 0.90, false)
+	check("cross-site recall", get(GroupCrossSite).Recall(), 0.90, false)
+	check("cross-site precision", get(GroupCrossSite).Precision(), 0.97, false)
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"warcdedup/warcio"
@@ -217,5 +218,21 @@ func TestReadDecisions(t *testing.T) {
 	}
 	if d.Seen != 5 {
 		t.Errorf("Seen = %d, want 5", d.Seen)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	ls := fiveLabels()
+	mixed := Evaluate(ls, &Decisions{RefersTo: map[string]string{"A2": "A1", "A3": "B1", "C1": "A1"}})
+	ts := mixed.Targets()
+	// 2 of 5 same-frame pairs reported; overall F1 2/7.
+	if !strings.Contains(ts[0], "0.4000 MISSED by 0.3900") || !strings.Contains(ts[1], "0.2857 MISSED by 0.6643") {
+		t.Errorf("targets of the mixed run:\n%s", strings.Join(ts, "\n"))
+	}
+	perfect := Evaluate(ls, &Decisions{RefersTo: map[string]string{"A2": "A1", "A3": "A1"}})
+	for _, line := range perfect.Targets() {
+		if !strings.HasSuffix(line, " met") {
+			t.Errorf("perfect run: %s", line)
+		}
 	}
 }
