@@ -429,7 +429,7 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 		}
 		s.mark[d] = s.gen
 		s.cidx[d] = uint32(len(cands))
-		cands = append(cands, cand{d: d, acc: freq})
+		cands = append(cands, cand{d: d, acc: freq, need: s.tau.need(lx + ly)})
 		return false
 	}
 
@@ -438,10 +438,10 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 		freq := uint64(e.freq)
 		if budget < 0 && !s.tau.atLeast(lx-f, lx) {
 			// delta1 stop (line 26): no new candidates from here on.
-			budget = 16*len(cands) + 64
+			budget = 4*len(cands) + 64
 		}
-		if budget >= 0 && len(cands) == 0 {
-			break
+		if budget >= 0 && !alive(cands, lx-f) {
+			break // every candidate is already ruled out
 		}
 		phase1 := budget < 0
 		if e.ref&listTag == 0 {
@@ -493,8 +493,7 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 		s.cidx[c.d] = noCand
 	}
 	for _, c := range cands {
-		ly := uint64(s.docs[c.d].len)
-		if c.acc+lx-f < s.tau.need(lx+ly) {
+		if c.acc+lx-f < c.need {
 			continue
 		}
 		if inter, union, ok := s.jaccard(x, lx, c.d); ok && emit(c.d, inter, union) {
@@ -507,8 +506,20 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 // cand is a candidate of scanPartition: a document number and the total
 // frequency in the query of the scanned lists that hold it.
 type cand struct {
-	d   uint32
-	acc uint64
+	d    uint32
+	acc  uint64
+	need uint64 // smallest |x ∩ y| that reaches tau
+}
+
+// alive reports whether some candidate can still reach tau when rest is what
+// the unscanned lists can add to every candidate.
+func alive(cands []cand, rest uint64) bool {
+	for _, c := range cands {
+		if c.acc+rest >= c.need {
+			return true
+		}
+	}
+	return false
 }
 
 const noCand = ^uint32(0)
