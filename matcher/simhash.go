@@ -37,6 +37,10 @@ const (
 // 49 bytes per fingerprint for k = 3 with the bucket tables full, 65 just after
 // they doubled; fingerprint (8) and id (4) included.
 //
+// A radius that would make pieces narrower than 10 bits (k >= 6 here, k >= 38
+// for Simhash384) selects nothing, and the index then scans every stored
+// fingerprint instead: still exact, O(N) per query, no tables.
+//
 // Not safe for concurrent use.
 type Simhash64 struct{ h hamming }
 
@@ -105,7 +109,15 @@ type hamming struct {
 	shift    uint
 	mark     []uint32 // per fingerprint: query generation it was last checked in
 	gen      uint32
+	scan     bool // radius too large for pieces to select anything: scan all
 }
+
+// minPieceBits is the narrowest piece worth a table. A piece of w bits
+// matches a random fingerprint with probability 2^-w, so with k+1 pieces a
+// query meets about (k+1)*N/2^w fingerprints; below 10 bits (k+1 > 38 pieces
+// for 384 bits, k+1 > 6 for 64) that is more than N and a plain scan over
+// all fingerprints (6 popcounts each) is both faster and exact without tables.
+const minPieceBits = 10
 
 type piece struct{ start, width uint }
 
@@ -131,8 +143,12 @@ func (h *hamming) init(words, k int) error {
 		h.pieces = append(h.pieces, piece{uint(start), uint(min(w, 64))})
 		start += w
 	}
-	h.heads = make([][]uint32, n)
-	h.next = make([][]uint32, n)
+	if bitsTotal/n < minPieceBits {
+		h.scan = true
+		h.pieces = nil
+	}
+	h.heads = make([][]uint32, len(h.pieces))
+	h.next = make([][]uint32, len(h.pieces))
 	return nil
 }
 
@@ -158,6 +174,9 @@ func (h *hamming) add(id uint32, fp []uint64) {
 	n := uint32(len(h.ids))
 	h.fps = append(h.fps, fp...)
 	h.ids = append(h.ids, id)
+	if h.scan {
+		return
+	}
 	h.mark = append(h.mark, 0)
 	if len(h.ids) > len(h.heads[0]) { // keep at most one fingerprint per bucket on average
 		h.rehash(max(16, 2*len(h.heads[0])))
@@ -196,12 +215,34 @@ func (h *hamming) query(fp []uint64, dst []Hit) []Hit {
 	if len(h.ids) == 0 {
 		return dst
 	}
+	n0 := len(dst)
+	if h.scan {
+		if h.words == 6 {
+			q := [6]uint64(fp)
+			for i, id := range h.ids {
+				x := [6]uint64(h.fps[6*i : 6*i+6])
+				d := bits.OnesCount64(x[0]^q[0]) + bits.OnesCount64(x[1]^q[1]) +
+					bits.OnesCount64(x[2]^q[2]) + bits.OnesCount64(x[3]^q[3]) +
+					bits.OnesCount64(x[4]^q[4]) + bits.OnesCount64(x[5]^q[5])
+				if d <= h.k {
+					dst = append(dst, Hit{ID: id, Dist: d})
+				}
+			}
+		} else {
+			for i, id := range h.ids {
+				if d := h.dist(uint32(i), fp); d <= h.k {
+					dst = append(dst, Hit{ID: id, Dist: d})
+				}
+			}
+		}
+		sortHits(dst[n0:])
+		return dst
+	}
 	h.gen++
 	if h.gen == 0 {
 		clear(h.mark)
 		h.gen = 1
 	}
-	n0 := len(dst)
 	for j, p := range h.pieces {
 		v := p.value(fp)
 		for e := h.heads[j][h.bucket(v)]; e != 0; e = h.next[j][e-1] {
@@ -215,11 +256,15 @@ func (h *hamming) query(fp []uint64, dst []Hit) []Hit {
 			}
 		}
 	}
-	slices.SortFunc(dst[n0:], func(a, b Hit) int {
+	sortHits(dst[n0:])
+	return dst
+}
+
+func sortHits(h []Hit) {
+	slices.SortFunc(h, func(a, b Hit) int {
 		if a.Dist != b.Dist {
 			return a.Dist - b.Dist
 		}
 		return int(int64(a.ID) - int64(b.ID))
 	})
-	return dst
 }

@@ -47,7 +47,7 @@ func TestSimhashExact(t *testing.T) {
 	tests := []struct {
 		words, k int
 	}{
-		{1, 0}, {1, 3}, {1, 6}, {1, 20}, {6, 12}, {6, 3}, {6, 0}, {6, 30},
+		{1, 0}, {1, 3}, {1, 5}, {1, 6}, {1, 20}, {6, 12}, {6, 3}, {6, 0}, {6, 30}, {6, 37}, {6, 38}, {6, 113},
 	}
 	for _, tt := range tests {
 		r := rand.New(rand.NewPCG(uint64(tt.k), uint64(tt.words)))
@@ -101,6 +101,9 @@ func TestSimhashExact(t *testing.T) {
 				t.Fatalf("words %d k %d: got %v, want %v", tt.words, tt.k, got, want)
 			}
 			found += len(want)
+		}
+		if ix, ok := ix.(idx384); ok && ix.h.scan != (tt.k >= 38) {
+			t.Errorf("k %d: scan = %v", tt.k, ix.h.scan)
 		}
 		if found < len(queries)/4 {
 			t.Fatalf("words %d k %d: only %d hits for %d queries; test too weak", tt.words, tt.k, found, len(queries))
