@@ -175,6 +175,7 @@ type nearDoc struct {
 	ref
 	digest string
 	site   string
+	bag    features.Bag // kept for the frame filter
 }
 
 // nearIndex holds the kept pages' signatures: one exact SpotSigs index over all
@@ -185,22 +186,93 @@ type nearIndex struct {
 	spots, af *matcher.SpotSigs
 	docs      []nearDoc
 	buf       []matcher.Candidate
+	sites     map[string]*siteFrame
+	global    map[uint64]uint32 // kept pages each signature is in, all sites
+	qbuf      features.Bag
+	cbuf      features.Bag
 }
 
 func (d *Deduper) nearIdx() *nearIndex {
 	if d.near == nil {
 		o := d.opts
-		spots, err := matcher.NewSpotSigs(min(o.SameSiteTau, o.CrossSiteTau))
+		spots, err := matcher.NewSpotSigs(candidateTau(min(o.SameSiteTau, o.CrossSiteTau), o.FrameFilter))
 		if err != nil {
 			panic(err)
 		}
-		af, err := matcher.NewSpotSigs(o.ShortTau)
+		af, err := matcher.NewSpotSigs(candidateTau(o.ShortTau, o.FrameFilter))
 		if err != nil {
 			panic(err)
 		}
-		d.near = &nearIndex{spots: spots, af: af}
+		d.near = &nearIndex{spots: spots, af: af, sites: map[string]*siteFrame{}, global: map[uint64]uint32{}}
 	}
 	return d.near
+}
+
+// candidateTau is the threshold the index is searched at. With the frame filter,
+// a pair's similarity is judged on its bags without the frame's signatures, which
+// can be higher than on the whole bags (two copies of a story in different frames
+// share no frame signatures: removing them shrinks only the union), so candidates
+// are gathered below the threshold they will be held to.
+func candidateTau(tau float64, frame bool) float64 {
+	if frame {
+		return max(tau/2, 0.1)
+	}
+	return tau
+}
+
+// siteFrame counts, for one site, in how many of its kept pages each signature
+// occurs: signatures in a large share of a site's pages are its frame (menus,
+// footers, "related articles", comment boxes), not its stories. This is the
+// SIGIR 2008 paper's IDF filter (Sec. 6.1, signatures with too low an IDF are
+// dropped) computed per site and online, over the pages kept so far.
+type siteFrame struct {
+	pages int
+	df    map[uint64]uint32
+}
+
+// Frame filter parameters: a signature is frame if it occurs in at least
+// frameShare of a site's kept pages, once the site has frameMinPages of them
+// (with fewer, shares say nothing).
+const (
+	frameShare    = 0.2
+	frameMinPages = 8
+)
+
+// globalMinPages is how many kept pages, over all sites, a signature must be
+// in to count as a frame shared between sites: sister sites of one publisher
+// (measured: infoworld.com, cio.com, computerworld.com) and sites on one
+// platform share frames that a per-site count cannot see. A story and its
+// copies are in a few pages; a frame is in hundreds.
+const globalMinPages = 24
+
+func (x *nearIndex) add(site string, b features.Bag) {
+	f := x.sites[site]
+	if f == nil {
+		f = &siteFrame{df: map[uint64]uint32{}}
+		x.sites[site] = f
+	}
+	f.pages++
+	for _, e := range b {
+		f.df[e.Key]++
+		x.global[e.Key]++
+	}
+}
+
+// content returns b without the site's frame signatures, in dst's storage (b
+// itself, not a copy, when the site has too few pages to tell its frame).
+func (x *nearIndex) content(site string, b features.Bag, dst features.Bag) features.Bag {
+	f := x.sites[site]
+	if f == nil || f.pages < frameMinPages {
+		return b
+	}
+	lim := uint32(frameShare * float64(f.pages))
+	dst = dst[:0]
+	for _, e := range b {
+		if f.df[e.Key] < lim && x.global[e.Key] < globalMinPages {
+			dst = append(dst, e)
+		}
+	}
+	return dst
 }
 
 // nearMatch finds the kept page the analysed item duplicates, if any: same-site
@@ -218,18 +290,36 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		idx, bag, sameTau, crossTau, method = x.af, it.an.af, d.opts.ShortTau, d.opts.ShortTau, "af-spotsigs"
 	}
 	x.buf = idx.MatchAll(bag, x.buf[:0])
-	best := -1
+	var q features.Bag
+	if d.opts.FrameFilter {
+		q = x.content(it.an.site, bag, x.qbuf)
+		if len(bag) == 0 || len(q) == 0 || &q[0] != &bag[0] {
+			x.qbuf = q[:0] // keep the grown buffer; never the page's own bag
+		}
+	}
+	best, bestSim := -1, 0.0
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
 		tau := crossTau
 		if kd.site == it.an.site {
 			tau = sameTau
 		}
-		if c.Sim < tau {
+		sim := c.Sim
+		if d.opts.FrameFilter {
+			cb := x.content(kd.site, kd.bag, x.cbuf)
+			if len(kd.bag) == 0 || len(cb) == 0 || &cb[0] != &kd.bag[0] {
+				x.cbuf = cb[:0]
+			}
+			if len(q) == 0 || len(cb) == 0 {
+				continue // nothing but frame: no evidence either way
+			}
+			sim = features.Jaccard(q, cb)
+		}
+		if sim < tau {
 			continue
 		}
-		if best < 0 || c.Sim > x.buf[best].Sim || (c.Sim == x.buf[best].Sim && c.ID < x.buf[best].ID) {
-			best = i
+		if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
+			best, bestSim = i, sim
 		}
 	}
 	if best < 0 {
@@ -241,17 +331,24 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 	if kd.site == it.an.site {
 		rel = "same-site"
 	}
-	return match{kept: kd.ref, keptDigest: kd.digest, method: method, similarity: c.Sim, relation: rel}, true
+	return match{kept: kd.ref, keptDigest: kd.digest, method: method, similarity: bestSim, relation: rel}, true
 }
 
 // nearAdd indexes a kept page.
 func (d *Deduper) nearAdd(it *item, r ref, digest string) {
 	x := d.nearIdx()
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, nearDoc{ref: r, digest: digest, site: it.an.site})
+	bag := it.an.spots
 	if it.an.af != nil {
-		x.af.Add(id, it.an.af)
+		bag = it.an.af
+		x.af.Add(id, bag)
 	} else {
-		x.spots.Add(id, it.an.spots)
+		x.spots.Add(id, bag)
 	}
+	nd := nearDoc{ref: r, digest: digest, site: it.an.site}
+	if d.opts.FrameFilter {
+		nd.bag = bag
+		x.add(it.an.site, bag)
+	}
+	x.docs = append(x.docs, nd)
 }

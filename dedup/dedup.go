@@ -62,11 +62,14 @@ type Options struct {
 	// by AF-SpotSigs; CrossSiteTau the SpotSigs Jaccard for a kept page of
 	// another site, where frames share nothing and all overlap is content.
 	SameSiteTau, ShortTau, CrossSiteTau float64
+	// FrameFilter judges pairs without the signatures that occur in many of a
+	// site's kept pages (see siteFrame).
+	FrameFilter bool
 }
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 20, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.3}
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.3, FrameFilter: true}
 }
 
 // Stats counts what a run did.
