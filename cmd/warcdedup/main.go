@@ -43,6 +43,15 @@ in WARC-Refers-To, WARC-Refers-To-Target-URI and WARC-Refers-To-Date, so that re
 tools such as pywb serve the kept copy. The earliest capture is the one kept; a later
 file may refer to a record in an earlier file of the same run.
 
+HTML pages that are near duplicates of a kept page (the same text with other ads,
+timestamps, session ids, or the same story in another site's frame) become revisit
+records too, with WARC-Profile urn:x-warcdedup:revisit:near-duplicate:1 and fields
+WARC-Dedup-Method, -Similarity, -Relation and -Payload-Digest (the page's own digest).
+Pages are compared by their SpotSigs spot signatures (Theobald et al., SIGIR 2008),
+without the signatures common to many pages of a site (its frame). --near=annotate
+keeps such pages and adds a metadata record after each; --near=off keeps them as they
+are. --report writes a JSON line per duplicate for curators.
+
 Inputs may be files or directories (walked in name order; *.open and *.invalid files,
 which Heritrix leaves while writing, are skipped). With several inputs or a directory,
 the last argument is an output directory and each output keeps its input's name.
