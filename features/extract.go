@@ -37,6 +37,7 @@ type Extractor struct {
 	terms   []uint64   // Henzinger term hashes in document order
 	words   []word     // SpotSigs words (and sentence marks when FamAF is on)
 	keys    []uint64   // scratch for bags
+	content []int32    // positions of content words (spotChains)
 	acc     [384]int64 // simhash: per-bit count of +1 projections
 	lanes   [48]uint64 // simhash: 8-bit counters being filled (see simReset)
 	pending uint32     // simhash: weight added to lanes since the last flush
@@ -127,6 +128,7 @@ func (e *Extractor) Text() []byte { return e.text }
 // whatever text they contain.
 func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	var d Doc
+	e.release()
 	if len(body) > e.cfg.MaxDocBytes {
 		body = body[:e.cfg.MaxDocBytes]
 		d.Truncated = true
@@ -151,6 +153,45 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	}
 	e.features(&d)
 	return d
+}
+
+// retainBytes bounds how much buffer memory an Extractor keeps between pages: a
+// buffer grown beyond it by one huge page is dropped before the next page, so a
+// long-running worker's memory follows the typical page, not the largest one.
+const retainBytes = 4 << 20
+
+// release drops buffers grown beyond retainBytes by the previous page.
+func (e *Extractor) release() {
+	if cap(e.dec) > retainBytes {
+		e.dec = nil
+	}
+	if cap(e.text) > retainBytes {
+		e.text = nil
+	}
+	if cap(e.nfkc) > retainBytes {
+		e.nfkc = nil
+	}
+	if cap(e.qbuf) > retainBytes {
+		e.qbuf = nil
+	}
+	if cap(e.qoff)*4 > retainBytes {
+		e.qoff = nil
+	}
+	if cap(e.content)*4 > retainBytes {
+		e.content = nil
+	}
+	if cap(e.terms)*8 > retainBytes {
+		e.terms = nil
+	}
+	if cap(e.keys)*8 > retainBytes {
+		e.keys = nil
+	}
+	if cap(e.words)*24 > retainBytes {
+		e.words = nil
+	}
+	if cap(e.imgs)*16 > retainBytes {
+		e.imgs = nil
+	}
 }
 
 // decode converts body to UTF-8 (see determineCharset). UTF-8 input is used as it
@@ -495,11 +536,17 @@ func class(r rune) uint8 {
 // are one word each.
 func (e *Extractor) scan() {
 	t := e.text
-	e.terms = e.terms[:0]
+	// Size the term and word slices once from an upper bound (a term or word
+	// takes at least one byte and one separator): append's 1.25x growth of large
+	// slices allocated five times the final size on an 8 MiB page.
+	e.terms = slices.Grow(e.terms[:0], len(t)/2+1+len(e.imgs))
 	e.words = e.words[:0]
 	e.cjk = 0
 	wantWords := e.cfg.Families&(FamSpotSigs|FamSpotSimhash|FamAF|FamTextSimhash) != 0
 	wantMarks := e.cfg.Families&(FamAF|FamTextSimhash) != 0
+	if wantWords {
+		e.words = slices.Grow(e.words, len(t)/2+1)
+	}
 	imgs := e.imgs
 	ii := 0
 	wStart, wEnd, wRuns := -1, -1, 0
@@ -608,7 +655,8 @@ func startsAlnum(b []byte) bool {
 	return class(r) == cAlnum
 }
 
-// sortedKeys sorts e.keys and returns them as a Bag owned by the caller.
+// bagOfSorted sorts keys in place and returns them counted as a Bag owned by the
+// caller.
 func bagOfSorted(keys []uint64) Bag {
 	if len(keys) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func extractText(t *testing.T, html, contentType string) (string, Doc) {
@@ -394,5 +395,35 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := NewExtractor(c); err == nil {
 			t.Errorf("config %+v accepted", c)
 		}
+	}
+}
+
+// TestPathologicalLinear: text made only of stopwords and antecedents, or only of
+// marks, must cost linear time (the first spotChains was quadratic on it), and the
+// Extractor must not keep the buffers of a huge page.
+func TestPathologicalLinear(t *testing.T) {
+	cfg := allFamilies()
+	cfg.Families |= FamTextSimhash
+	e, _ := NewExtractor(cfg)
+	for name, body := range map[string][]byte{
+		"stopwords": bytes.Repeat([]byte("the a "), 4<<20/6),
+		"chinese":   bytes.Repeat([]byte("的了是"), 4<<20/9),
+		"marks":     bytes.Repeat([]byte("the, "), 4<<20/5),
+		"sentences": bytes.Repeat([]byte("the cat is on a mat, "), 4<<20/21),
+	} {
+		start := time.Now()
+		d := e.Extract(body, "", "")
+		// Linear work is well under a second here; the quadratic version took
+		// hours. The bound is loose for shared machines.
+		if el := time.Since(start); el > 20*time.Second {
+			t.Errorf("%s: %v for %d bytes", name, el, len(body))
+		}
+		if d.Words == 0 {
+			t.Errorf("%s: no words", name)
+		}
+	}
+	e.Extract([]byte("<p>small</p>"), "", "")
+	if cap(e.words)*24 > retainBytes || cap(e.text) > retainBytes || cap(e.keys)*8 > retainBytes {
+		t.Errorf("buffers of a huge page kept: words %d text %d keys %d", cap(e.words), cap(e.text), cap(e.keys))
 	}
 }
