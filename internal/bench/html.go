@@ -344,6 +344,7 @@ func syndicate(root *html.Node, hostGold, src string) bool {
 	if mc == nil {
 		return false
 	}
+	removeComments(root, mc)
 	removeChildren(mc)
 	lines := goldLines(src)
 	hl := headline(src)
@@ -384,6 +385,49 @@ func syndicate(root *html.Node, hostGold, src string) bool {
 		})
 	}
 	return true
+}
+
+var commentName = regexp.MustCompile(`(?i)(^|[-_\s])(comments?|commentlist|comment-list|comments-list|disqus|disqus_thread|respond|replies|discussion|talkback|reader-comments|user-comments)([-_\s\d]|$)`)
+
+// removeComments removes the host page's comment sections: readers' comments
+// are about the host's own story, not part of its frame. A comment section is
+// an element outside the main content mc, not holding it, whose id or class
+// names comments and which holds more than 200 characters of text.
+func removeComments(root, mc *html.Node) {
+	var gone []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		if n == mc || skipText(n) {
+			return false
+		}
+		if n.DataAtom == atom.Html || n.DataAtom == atom.Body {
+			return true
+		}
+		id, _ := attr(n, "id")
+		class, _ := attr(n, "class")
+		if (commentName.MatchString(id) || commentName.MatchString(class)) && !holds(n, mc) && len(nodeText(n)) > 200 {
+			gone = append(gone, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range gone {
+		if n.Parent != nil {
+			n.Parent.RemoveChild(n)
+		}
+	}
+}
+
+// holds reports whether n is m or an ancestor of m.
+func holds(n, m *html.Node) bool {
+	for ; m != nil; m = m.Parent {
+		if m == n {
+			return true
+		}
+	}
+	return false
 }
 
 // --- case 1: re-captures

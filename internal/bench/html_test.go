@@ -85,6 +85,9 @@ const framePage = `<html><head><title>Old story headline here - Daily</title></h
 <div id="crumbs">Old story headline here</div>
 <div id="story"><h1>Old story headline here</h1><p>The old story tells of a river that flooded the valley in spring.</p>
 <p>Farmers lost their crops and the mayor asked for help from the capital.</p><span>12 comments</span></div>
+<div id="comments" class="comment-list"><p>Reader one: I remember the flood of the river in the valley, it was terrible for everyone.</p>
+<p>Reader two: The mayor should have asked the capital for help much earlier than he did, in my opinion, and so on.</p></div>
+<div class="has-comments-link"><a href="#comments">3 comments</a></div>
 <form action="/search"><input type="text" name="q"></form>
 <div id="footer">Copyright Daily 2008. Updated 10:42.</div></body></html>`
 
@@ -124,7 +127,10 @@ func TestSyndicate(t *testing.T) {
 			t.Errorf("syndicated page lacks %q", want)
 		}
 	}
-	for _, gone := range []string{"river", "Old story headline here"} {
+	if !strings.Contains(out, "has-comments-link") {
+		t.Error("a short element naming comments was removed")
+	}
+	for _, gone := range []string{"river", "Old story headline here", "Reader one"} {
 		if strings.Contains(out, gone) {
 			t.Errorf("syndicated page still has %q:\n%s", gone, out)
 		}
