@@ -158,7 +158,8 @@ func Generate(cfg Config) (*Summary, error) {
 }
 
 // pageURL is the page's URL from its manifest, or one made up for a page
-// that has none: on its site when the site is known, else on a host of its own.
+// that has none: on its site when the site is known (/a/<id>.html), else on a
+// host of its own.
 func pageURL(p *Page) string {
 	if p.URL != "" {
 		return p.URL
@@ -168,7 +169,7 @@ func pageURL(p *Page) string {
 		return "http://news.163.com/special/" + p.ID + ".html"
 	}
 	if site != "" && !strings.Contains(site, ":") && strings.Contains(site, ".") {
-		return "http://www." + site + "/" + p.Dataset + "/" + url.PathEscape(p.ID) + ".html"
+		return "http://www." + site + "/a/" + url.PathEscape(p.ID) + ".html"
 	}
 	sum := sha1.Sum([]byte(p.Key()))
 	tld := "com"
@@ -668,7 +669,7 @@ func copyURL(host, title string, rng *rand.Rand) string {
 	u.RawPath = ""
 	u.RawQuery = redraw(u.RawQuery)
 	if !replaced && u.String() == host {
-		dir := u.Path[:strings.LastIndexByte(u.Path+"/", '/')]
+		dir := u.Path[:max(strings.LastIndexByte(u.Path, '/'), 0)]
 		name := slug
 		if name == "" {
 			name = "article"
@@ -678,16 +679,24 @@ func copyURL(host, title string, rng *rand.Rand) string {
 	return u.String()
 }
 
-// slugOf is a URL slug of a title: its first ASCII words, lower case.
+// slugOf is a URL slug of a title: its first ASCII words, lower case; ""
+// unless at least two of them have letters (a Chinese title has none).
 func slugOf(title string) string {
 	var words []string
+	letters := 0
 	for _, w := range strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
 		return !(r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 	}) {
 		words = append(words, w)
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
+			letters++
+		}
 		if len(words) == 8 {
 			break
 		}
+	}
+	if letters < 2 {
+		return ""
 	}
 	return strings.Join(words, "-")
 }

@@ -173,7 +173,8 @@ func TestCopyURL(t *testing.T) {
 	tests := []struct{ host, title, keep, drop string }{
 		{"http://www.guardian.co.uk/world/2008/jan/05/zoo-keeper-bitten-by-bear", "Polar bear cubs die", "/world/2008/jan/05/polar-bear-cubs-die", "zoo-keeper"},
 		{"http://www.localnewsleader.com/brocktown/stories3/index.php?action=fullnews&id=236068", "X", "action=fullnews&id=", "236068"},
-		{"http://news.163.com/special/7.html", "中文标题", "http://news.163.com/special/", ""},
+		{"http://news.163.com/special/7.html", "中文标题 2014", "http://news.163.com/special/article-", "7.html"},
+		{"http://www.sohu.com/a/0b2c.html", "Two words", "http://www.sohu.com/a/two-words-", "0b2c"},
 	}
 	for _, tt := range tests {
 		got := copyURL(tt.host, tt.title, rng)
