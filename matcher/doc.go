@@ -13,7 +13,9 @@
 // by multi-set length so that only pages of similar length meet (Sec. 4.2),
 // and within a partition inverted lists sorted by length are traversed from
 // the query's rarest signature on, with the delta1/delta2 break and continue
-// conditions of Algorithm 1 (Sec. 4.3). The matcher is exact: it returns
+// conditions of Algorithm 1 (Sec. 4.3), and one more exact filter: candidates
+// are verified after the traversal, once counts over a few further lists show
+// they can still reach tau. The matcher is exact: it returns
 // precisely the pairs with Jaccard >= tau, which the tests check against brute
 // force. Thresholds are exact fractions (0.8 is 4/5), so a pair at exactly tau,
 // like the paper's worked example at 12/15, is always a match.
@@ -41,7 +43,13 @@
 // agree (k = 12), finding candidates with 12 pieces of 32 bits (Sec. 3.3),
 // which, as the paper says, only guarantees pairs with at most 11 differing bits. Here k+1 pieces are
 // used (13 for k = 12; Manku, Jain and Das Sarma, WWW 2007, for 64 bits), so
-// the index is exact.
+// the index is exact. Pieces only select when they are wide: for radii whose
+// pieces would be under 10 bits the index scans all fingerprints (still exact,
+// about 12 ns a 384-bit fingerprint). That is the case for the radius a
+// frame-independent spot-signature simhash needs between cross-site copies
+// (features measured a median of 113 differing bits of 384), so such a
+// cross-site index is linear in its size; confirming cross-site candidates
+// with SpotSigs, as the issue suggests, is the caller's choice.
 //
 // Nothing in this package logs or prints, and no type is safe for concurrent
 // use: the caller makes its matching decisions in input order anyway.
