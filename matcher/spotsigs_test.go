@@ -434,3 +434,30 @@ func checkIndex(t *testing.T, s *SpotSigs) {
 		}
 	}
 }
+
+// TestPruning: on synthetic pages (bench_test.go's generator, one in ten a
+// near duplicate of a recent page) incremental matching computes hardly any
+// Jaccard similarity besides the true matches, while a brute-force pass over
+// the same pages computes one per indexed page. Fails if the bounds or the
+// count filter stop pruning.
+func TestPruning(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		unique float64
+	}{{"realistic", 0.5}, {"zipf", 0}} {
+		g := newSynth(11, tt.unique)
+		s, _ := NewSpotSigs(0.8)
+		const n = 20000
+		dups := 0
+		for i := range n {
+			if _, ok := s.Observe(uint32(i), g.next(), BestGuess); ok {
+				dups++
+			}
+		}
+		per := float64(s.Comparisons()) / n
+		t.Logf("%s: %d pages, %d duplicates, %.3f Jaccard computations a page", tt.name, n, dups, per)
+		if dups < n/20 || per > 2 {
+			t.Errorf("%s: %d duplicates, %.3f Jaccard computations a page", tt.name, dups, per)
+		}
+	}
+}
