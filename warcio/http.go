@@ -143,7 +143,13 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	first := buf[len(resp.Head):]
 	h.Write(first)
 	p.Length = int64(len(first))
-	body := make([]byte, 0, min(keep, 256<<10))
+	// Size the body from what is left of the block when the reader knows it: a
+	// fixed guess cost 0.2 s of clearing memory per 75 MB of pages (profile).
+	hint := 256 << 10
+	if rr, ok := r.(interface{ Remaining() int64 }); ok {
+		hint = int(min(rr.Remaining(), int64(keep))) + len(first)
+	}
+	body := make([]byte, 0, min(keep, hint))
 	body = append(body, first[:min(len(first), keep)]...)
 	var tmp [32 << 10]byte
 	for {

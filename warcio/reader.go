@@ -523,6 +523,14 @@ func (r *Reader) readARCHeader(rec *Record) (*Record, error) {
 	return rec, nil
 }
 
+// Remaining is the number of bytes of the current record's block not yet read.
+func (r *Reader) Remaining() int64 {
+	if r.cur == nil || r.finished {
+		return 0
+	}
+	return r.remaining
+}
+
 // Read reads from the current record's block. It returns io.EOF at the end of the
 // block, and a *ParseError wrapping ErrTruncated if the input ends first.
 func (r *Reader) Read(p []byte) (int, error) {
