@@ -65,11 +65,14 @@ type Options struct {
 	// FrameFilter judges pairs without the signatures that occur in many of a
 	// site's kept pages (see siteFrame).
 	FrameFilter bool
+	// MainText takes spot signatures from the blocks of a page that read as
+	// running text only (features.Config.MainText).
+	MainText bool
 }
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.3, FrameFilter: true}
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.2, FrameFilter: true, MainText: true}
 }
 
 // Stats counts what a run did.

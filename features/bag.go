@@ -41,6 +41,25 @@ func (b Bag) Len() int {
 	return n
 }
 
+// Intersection is the size of the multi-set intersection of two bags: the sum
+// over common keys of the smaller count.
+func Intersection(a, b Bag) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Key < b[j].Key:
+			i++
+		case a[i].Key > b[j].Key:
+			j++
+		default:
+			n += int(min(a[i].N, b[j].N))
+			i++
+			j++
+		}
+	}
+	return n
+}
+
 // Jaccard is the multi-set Jaccard similarity sum(min)/sum(max) of two bags
 // (SIGIR 2008, Sec. 3). Two empty bags have similarity 0: no evidence is not equality.
 func Jaccard(a, b Bag) float64 {

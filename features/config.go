@@ -71,6 +71,12 @@ type Config struct {
 	// to count as prose for FamTextSimhash.
 	ProseMinWords int
 
+	// MainText computes the spot-based families (SpotSigs, spot simhash,
+	// AF-SpotSigs, text simhash) from the blocks of the page that read as running
+	// text only (see content.go); a page where no block does keeps all its words.
+	// Henzinger's families (simhash, shingles) and q-grams always see the whole page.
+	MainText bool
+
 	// ShingleK is the shingle length k of Alg. B (Henzinger: 8).
 	ShingleK int
 	// QGram is DDD's q (DDD paper: q=4 worked best).

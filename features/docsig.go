@@ -25,6 +25,9 @@ type Doc struct {
 	Terms     int // Henzinger terms, IMG terms included
 	Words     int // SpotSigs words
 	CJK       int // Han, kana and hangul characters (each also a term and a word)
+	// MainText is set when Config.MainText selected some blocks as running text
+	// (not serialized: it describes the extraction, not the signatures).
+	MainText bool
 
 	// Spots is the SpotSigs multi-set (FamSpotSigs); SpotComparable is
 	// Spots.Len() >= Config.MinSpots.

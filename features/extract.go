@@ -42,6 +42,11 @@ type Extractor struct {
 	lanes   [48]uint64 // simhash: 8-bit counters being filled (see simReset)
 	pending uint32     // simhash: weight added to lanes since the last flush
 	cjk     int
+	blocks  []block // paragraph-level blocks of text (Config.MainText)
+	cls     []uint8 // their classes
+	bstat   []blockStat
+	idx     []int
+	bs      blockState // open elements while tokenizing
 	qbuf    []byte
 	qoff    []int32
 	mins    [84]uint64
@@ -138,6 +143,9 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	if !e.tokenize(src, pageURL) {
 		d.Truncated = true
 	}
+	if e.cfg.MainText {
+		e.cut()
+	}
 	if n := len(e.text); n > 0 && e.text[n-1] == ' ' {
 		e.text = e.text[:n-1]
 	}
@@ -150,6 +158,9 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 		if w.flags&flagMark == 0 {
 			d.Words++
 		}
+	}
+	if e.cfg.MainText {
+		d.MainText = e.mainText()
 	}
 	e.features(&d)
 	return d
@@ -191,6 +202,9 @@ func (e *Extractor) release() {
 	}
 	if cap(e.imgs)*16 > retainBytes {
 		e.imgs = nil
+	}
+	if cap(e.blocks)*20 > retainBytes {
+		e.blocks, e.cls, e.bstat, e.idx = nil, nil, nil, nil
 	}
 }
 
@@ -269,6 +283,8 @@ func rawSkip(name []byte) string {
 func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 	e.text = e.text[:0]
 	e.imgs = e.imgs[:0]
+	e.blocks = e.blocks[:0]
+	e.bs = blockState{}
 	e.rd.Reset(src)
 	z := html.NewTokenizer(&e.rd)
 	// The tokenizer's buffer holds at most one token plus what it read ahead; the
@@ -284,7 +300,11 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 			return errors.Is(z.Err(), io.EOF)
 		case html.TextToken:
 			if skip == "" {
+				n0 := len(e.text)
 				e.appendText(z.Text())
+				if e.cfg.MainText {
+					e.blockText(n0)
+				}
 			}
 		case html.CommentToken, html.DoctypeToken:
 			e.space() // markup: white space
@@ -293,6 +313,13 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 			// x/net v0.62, which was a quarter of all allocations.
 			var nb [16]byte
 			name := tagName(nb[:], z.Raw())
+			if e.cfg.MainText {
+				if tt == html.StartTagToken {
+					e.blockTag(name, true)
+				} else if isBlockTag(name) {
+					e.cut()
+				}
+			}
 			switch string(name) {
 			case "script", "style", "noscript":
 				if tt == html.StartTagToken {
@@ -327,6 +354,9 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 			name := tagName(nb[:], z.Raw())
 			if skip != "" && string(name) == skip {
 				skip = ""
+			}
+			if e.cfg.MainText && skip == "" {
+				e.blockTag(name, false)
 			}
 			if !isFormatting(name) {
 				e.space()

@@ -100,6 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.opts.ShortTau, "tau-short", cfg.opts.ShortTau, "AF-SpotSigs Jaccard for short pages of the same site")
 	fl.Float64Var(&cfg.opts.CrossSiteTau, "tau-cross", cfg.opts.CrossSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of another site")
 	fl.BoolVar(&cfg.opts.FrameFilter, "frame-filter", cfg.opts.FrameFilter, "judge pairs without the signatures common to many pages of a site (its frame)")
+	fl.BoolVar(&cfg.opts.MainText, "main-text", cfg.opts.MainText, "take spot signatures from the running text of a page only, not its navigation, teasers and footers")
 	fl.IntVar(&cfg.opts.ShortSpots, "short-spots", cfg.opts.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")

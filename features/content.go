@@ -1,0 +1,393 @@
+package features
+
+import "slices"
+
+// Main-text selection. SpotSigs keeps the natural-language part of a page by
+// anchoring signatures at stopwords (SIGIR 2008, Sec. 1), but a site's frame
+// has sentences too: "related articles" teasers, promotions, cookie notices,
+// footers. Two copies of one story in two sites' frames then share only the
+// story's signatures while each brings its own frame's, and the Jaccard falls
+// with the share of the frame; on short stories the frame is most of the page
+// (AF-SpotSigs paper, Sec. 1). With Config.MainText the spot-based families are
+// computed from the blocks of the page that read as running text, chosen by the
+// paragraph classifier of jusText (Pomikálek, "Removing Boilerplate and Duplicate
+// Content from Web Corpora", 2011, Ch. 3): a block is a paragraph-level element;
+// long blocks with many stopwords and few links are good, link lists and short
+// blocks with no stopwords are bad, and short or borderline blocks take the class
+// of their neighbours, so a byline or a one-sentence paragraph inside the story
+// stays and a teaser among links goes. It is a per-page decision: it needs no
+// other page of the site, unlike the frame filter of the matcher, which learns a
+// site's frame only once it has seen several of its pages.
+
+// block is one paragraph-level run of text: bytes [start, end) of Extractor.text.
+type block struct {
+	start, end int32
+	link       int32 // bytes of text inside <a>
+	heading    bool  // text inside h1-h6 or title
+	chrome     bool  // text inside nav, footer, aside, form controls
+}
+
+// Block classes (jusText's).
+const (
+	clsNone uint8 = iota // no words
+	clsBad
+	clsShort
+	clsNearGood
+	clsGood
+)
+
+// jusText's parameters (Pomikálek 2011, Sec. 3.2.2), in bytes of normalized
+// text: a CJK character is three bytes of UTF-8, which weighs it about as an
+// English word of two letters and a space, close to the information it carries.
+const (
+	lengthLow      = 70
+	lengthHigh     = 200
+	maxLinkDensity = 0.2
+	maxHeadingDist = 200
+)
+
+// Stopword densities (stopwords / words of the block). jusText's 0.30 and 0.32 are
+// for a full stop list of the language; ours (DefaultStopwords) is shorter,
+// and in Chinese, where every character is a word, function characters are a
+// far smaller share of words. The values were set on the corpus's gold texts
+// (features/content_test.go measures what share of gold text is kept).
+const (
+	stopLow, stopHigh       = 0.22, 0.26
+	stopLowCJK, stopHighCJK = 0.07, 0.09
+)
+
+// isBlockTag says whether an element starts and ends a paragraph-level block.
+func isBlockTag(name []byte) bool {
+	switch string(name) {
+	case "p", "div", "li", "td", "th", "tr", "table", "tbody", "thead", "tfoot", "ul", "ol", "dl", "dt", "dd",
+		"h1", "h2", "h3", "h4", "h5", "h6", "title", "blockquote", "pre", "article", "section", "main",
+		"header", "footer", "nav", "aside", "address", "center", "figure", "figcaption", "form", "fieldset",
+		"legend", "caption", "hr", "body", "html", "head", "iframe", "menu", "dir", "details", "summary",
+		"option", "select", "textarea", "button", "label", "ins", "del":
+		return true
+	}
+	return false
+}
+
+// chromeTag says whether text inside the element is page furniture whatever it
+// reads like: navigation, footers, side boxes, form controls.
+func chromeTag(name []byte) bool {
+	switch string(name) {
+	case "nav", "footer", "aside", "select", "button", "label", "textarea":
+		return true
+	}
+	return false
+}
+
+func headingTag(name []byte) bool {
+	switch string(name) {
+	case "h1", "h2", "h3", "h4", "h5", "h6", "title":
+		return true
+	}
+	return false
+}
+
+// blockState follows the open elements that matter for blocks while tokenizing.
+// Depths are clamped at zero: real pages close elements they never opened.
+type blockState struct {
+	cur                          block
+	linkDepth, headDepth, chrome int
+}
+
+// cut ends the current block at the end of the text.
+func (e *Extractor) cut() {
+	b := &e.bs.cur
+	end := int32(len(e.text))
+	if end > b.start {
+		b.end = end
+		e.blocks = append(e.blocks, *b)
+	}
+	*b = block{start: end}
+}
+
+// blockTag updates the block state for a start (open) or end tag.
+func (e *Extractor) blockTag(name []byte, open bool) {
+	d := 1
+	if !open {
+		d = -1
+	}
+	switch {
+	case string(name) == "a":
+		e.bs.linkDepth = max(e.bs.linkDepth+d, 0)
+		return
+	case headingTag(name):
+		e.cut()
+		e.bs.headDepth = max(e.bs.headDepth+d, 0)
+		return
+	case chromeTag(name):
+		e.cut()
+		e.bs.chrome = max(e.bs.chrome+d, 0)
+		return
+	case isBlockTag(name):
+		e.cut()
+	}
+}
+
+// blockText records that the text from byte n0 to the end was appended.
+func (e *Extractor) blockText(n0 int) {
+	n := int32(len(e.text) - n0)
+	if n <= 0 {
+		return
+	}
+	b := &e.bs.cur
+	if e.bs.linkDepth > 0 {
+		b.link += n
+	}
+	if e.bs.headDepth > 0 {
+		b.heading = true
+	}
+	if e.bs.chrome > 0 {
+		b.chrome = true
+	}
+}
+
+// mainText keeps in e.words only the words of the blocks classified good, and
+// reports whether any block was. Sentence marks are kept with their blocks.
+func (e *Extractor) mainText() bool {
+	bs := e.blocks
+	if len(bs) == 0 {
+		return false
+	}
+	cls := e.cls[:0]
+	st := e.bstat[:0]
+	ws := e.words
+	wi := 0
+	for i := range bs {
+		b := &bs[i]
+		for wi < len(ws) && int32(ws[wi].start) < b.start {
+			wi++
+		}
+		var s blockStat
+		for ; wi < len(ws) && int32(ws[wi].start) < b.end; wi++ {
+			w := &ws[wi]
+			if w.flags&flagMark != 0 {
+				continue
+			}
+			s.words++
+			if w.flags&flagStop != 0 {
+				s.stops++
+			}
+			if w.end-w.start >= 3 && e.text[w.start] >= 0xe0 {
+				s.cjk++ // a three-byte character: nearly always a CJK one
+			}
+		}
+		if 2*s.cjk > s.words {
+			s.marks = cjkMarks(e.text[b.start:b.end])
+		}
+		st = append(st, s)
+		cls = append(cls, 0)
+	}
+	e.cls, e.bstat = cls, st
+	// A short story (a paragraph or two) may have no block long enough to be
+	// good by jusText's length; then a second pass takes near-good blocks of
+	// any length above lengthLow as good, so the story is found rather than the
+	// page falling back to all its text, frame included.
+	for _, high := range [...]int{lengthHigh, lengthLow} {
+		for i := range bs {
+			cls[i] = classify(&bs[i], st[i], high)
+		}
+		runs(bs, st, cls, high)
+		e.idx = revise(bs, cls, e.idx)
+		if slices.Contains(cls, clsGood) {
+			break
+		}
+	}
+	// Filter the words in place.
+	out := ws[:0]
+	bi := 0
+	any := false
+	for _, w := range ws {
+		for bi < len(bs) && int32(w.start) >= bs[bi].end {
+			bi++
+		}
+		if bi < len(bs) && int32(w.start) >= bs[bi].start && cls[bi] == clsGood {
+			out = append(out, w)
+			any = true
+		}
+	}
+	if !any {
+		return false
+	}
+	e.words = out
+	return true
+}
+
+// blockStat counts the words of a block.
+type blockStat struct{ words, stops, cjk, marks int }
+
+// cjkMarks counts the sentence punctuation of Chinese text: full-width commas,
+// semicolons, colons, question and exclamation marks (ASCII after NFKC), the
+// ideographic full stop and comma. Chinese function characters are too rare
+// for a stopword density alone to tell prose from a menu (measured on
+// news.163.com: 3% of a paragraph's characters), but prose has a mark every 10
+// to 20 characters and menus have none.
+func cjkMarks(t []byte) int {
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case ',', ';', ':', '!', '?':
+			n++
+		case 0xe3: // U+3001 、 and U+3002 。 are e3 80 81 and e3 80 82
+			if i+2 < len(t) && t[i+1] == 0x80 && (t[i+2] == 0x81 || t[i+2] == 0x82) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// classify is jusText's context-free classification of one block. A block
+// without words (white space, a lone symbol) is clsNone: it is no neighbour.
+func classify(b *block, s blockStat, high int) uint8 {
+	if s.words == 0 {
+		return clsNone
+	}
+	length := int(b.end - b.start)
+	if b.chrome {
+		return clsBad
+	}
+	if float64(b.link) > maxLinkDensity*float64(length) {
+		return clsBad
+	}
+	if length < lengthLow {
+		if b.link > 0 {
+			return clsBad
+		}
+		return clsShort
+	}
+	return byDensity(length, s, high)
+}
+
+// byDensity classifies text of the given length by its stopword density.
+func byDensity(length int, s blockStat, high int) uint8 {
+	lo, hi := stopLow, stopHigh
+	density := float64(s.stops) / float64(s.words)
+	if 2*s.cjk > s.words {
+		lo, hi = stopLowCJK, stopHighCJK
+		density = float64(s.stops+s.marks) / float64(s.words)
+	}
+	switch {
+	case density >= hi && length > high:
+		return clsGood
+	case density >= lo:
+		return clsNearGood
+	}
+	return clsBad
+}
+
+// runs classifies runs of short blocks as one text: prose with hard line
+// breaks (a <p> or <br> a line, as in plain-text mail archives and CleanEval's
+// pages) is a run of short blocks that jusText would drop whole, since none of
+// them is long enough to vouch for its neighbours.
+func runs(bs []block, st []blockStat, cls []uint8, high int) {
+	for i := 0; i < len(cls); {
+		if cls[i] != clsShort {
+			i++
+			continue
+		}
+		j, n := i, 0
+		var s blockStat
+		length := 0
+		for ; j < len(cls) && (cls[j] == clsShort || cls[j] == clsNone); j++ {
+			if cls[j] == clsShort {
+				n++
+				s.words += st[j].words
+				s.stops += st[j].stops
+				s.cjk += st[j].cjk
+				s.marks += st[j].marks
+				length += int(bs[j].end - bs[j].start)
+			}
+		}
+		if n >= 2 {
+			if c := byDensity(length, s, high); c != clsBad {
+				for k := i; k < j; k++ {
+					if cls[k] == clsShort {
+						cls[k] = c
+					}
+				}
+			}
+		}
+		i = j
+	}
+}
+
+// revise is jusText's context-sensitive pass over the blocks with words:
+// headings close before good text become near-good; short blocks take the
+// class of their non-short neighbours (good if both are good, or one good and
+// the other near-good; else bad); near-good blocks next to good ones are good.
+func revise(bs []block, all []uint8, idx []int) []int {
+	idx = idx[:0]
+	for i, c := range all {
+		if c != clsNone {
+			idx = append(idx, i)
+		}
+	}
+	n := len(idx)
+	cls := func(k int) uint8 { return all[idx[k]] }
+	set := func(k int, c uint8) { all[idx[k]] = c }
+	// Headings: a heading followed within maxHeadingDist bytes by a good block
+	// is near-good (the headline before the story).
+	for k := range n {
+		b := &bs[idx[k]]
+		if !b.heading || b.chrome || cls(k) == clsGood || float64(b.link) > maxLinkDensity*float64(b.end-b.start) {
+			continue
+		}
+		dist := 0
+		for j := k + 1; j < n && dist <= maxHeadingDist; j++ {
+			if cls(j) == clsGood {
+				set(k, clsNearGood)
+				break
+			}
+			dist += int(bs[idx[j]].end - bs[idx[j]].start)
+		}
+	}
+	// Runs of short blocks, judged from the non-short blocks around them.
+	for k := 0; k < n; {
+		if cls(k) != clsShort {
+			k++
+			continue
+		}
+		j := k
+		for j < n && cls(j) == clsShort {
+			j++
+		}
+		p, q := uint8(clsBad), uint8(clsBad)
+		if k > 0 {
+			p = cls(k - 1)
+		}
+		if j < n {
+			q = cls(j)
+		}
+		c := clsBad
+		if (p == clsGood && (q == clsGood || q == clsNearGood)) || (q == clsGood && p == clsNearGood) {
+			c = clsGood
+		}
+		for m := k; m < j; m++ {
+			set(m, c)
+		}
+		k = j
+	}
+	// Near-good blocks next to good ones, in both directions, so that a run of
+	// near-good blocks beside a good one joins it.
+	for k := range n {
+		if cls(k) == clsNearGood && k > 0 && cls(k-1) == clsGood {
+			set(k, clsGood)
+		}
+	}
+	for k := n - 1; k >= 0; k-- {
+		if cls(k) == clsNearGood && k+1 < n && cls(k+1) == clsGood {
+			set(k, clsGood)
+		}
+	}
+	for k := range n {
+		if cls(k) == clsNearGood {
+			set(k, clsBad)
+		}
+	}
+	return idx
+}

@@ -1,0 +1,188 @@
+package features
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// mainTextWords returns the words Config.MainText keeps of page, as one string.
+func mainTextWords(t *testing.T, page string) (string, bool) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs
+	cfg.MainText = true
+	e, err := NewExtractor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.Extract([]byte(page), "text/html; charset=utf-8", "")
+	var sb strings.Builder
+	for _, w := range e.words {
+		if w.flags&flagMark == 0 {
+			sb.Write(e.text[w.start:w.end])
+			sb.WriteByte(' ')
+		}
+	}
+	return strings.TrimSpace(sb.String()), d.MainText
+}
+
+const storyPara = `<p>The council said on Tuesday that the new bridge would be finished by the end of the year, and that the old one would be closed to traffic while the work was done. Residents have been asked to use the ferry.</p>`
+
+func TestMainTextBlocks(t *testing.T) {
+	menu := `<ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul>`
+	tests := []struct {
+		name     string
+		page     string
+		want     []string // words that must be kept
+		drop     []string // words that must not be
+		mainText bool
+	}{
+		{"story between menus", `<html><body><nav>` + menu + `</nav><h1>Bridge to close</h1>` + storyPara + `<div class="footer"><a href="/about">About us</a> <a href="/jobs">Jobs</a></div></body></html>`,
+			[]string{"bridge", "council", "ferry"}, []string{"home", "sport", "jobs"}, true},
+		{"headline before the story is kept", `<body>` + menu + `<h2>Ferry timetable changes</h2>` + storyPara + `</body>`,
+			[]string{"timetable", "council"}, []string{"home"}, true},
+		{"link list with sentences is dropped", `<body>` + storyPara + `<div><a href="/1">The mayor has said that the city will be rebuilt in a year and a day</a> <a href="/2">A man was seen walking a dog that was the size of a horse in the park</a></div></body>`,
+			[]string{"council"}, []string{"mayor", "horse"}, true},
+		{"hard-wrapped prose is one text", `<body>` + menu +
+			`<p>There are some disadvantages in being the one</p><p>who is divorced. Firstly, you can be ordered to</p><p>pay the legal fees for the divorce; this may seem</p><p>and often is extremely unfair, a case of adding</p><p>injury to insult, based on the old principle.</p></body>`,
+			[]string{"disadvantages", "divorced", "injury"}, []string{"home"}, true},
+		{"Chinese paragraph with punctuation", `<body><div><a href="/">首页</a><a href="/a">新闻</a><a href="/b">体育</a></div><p>媒体称，新股发行被要求暂停。证监会邮件要求，已经缴款的退款，今晚七点前需将公告发给交易所。原披露的预计发行时间表将进行调整，网上申购资金下周解冻。</p></body>`,
+			[]string{"媒", "证"}, []string{"首", "育"}, true},
+		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
+			[]string{"home", "news", "sport"}, nil, false},
+		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
+			[]string{"council"}, []string{"options", "friend"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, mt := mainTextWords(t, tc.page)
+			if mt != tc.mainText {
+				t.Errorf("MainText = %v, want %v (kept %q)", mt, tc.mainText, got)
+			}
+			words := " " + got + " "
+			for _, w := range tc.want {
+				if !strings.Contains(words, w) {
+					t.Errorf("%q dropped; kept %q", w, got)
+				}
+			}
+			for _, w := range tc.drop {
+				if strings.Contains(words, " "+w+" ") {
+					t.Errorf("%q kept; kept %q", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestMainTextCorpus measures, on the corpus pages with gold text, how much of
+// the gold text's spot signatures the main text keeps (recall) and how much of
+// what it keeps is gold (precision), against the whole page. The main text must
+// be much cleaner than the page and keep most of the story; the floors are a
+// little under the values measured when the classifier was written (logged).
+func TestMainTextCorpus(t *testing.T) {
+	pages := loadCorpus(t)
+	whole := DefaultConfig()
+	whole.Families = FamSpotSigs
+	main := whole
+	main.MainText = true
+	ew, _ := NewExtractor(whole)
+	em, _ := NewExtractor(main)
+	eg, _ := NewExtractor(whole)
+	type acc struct {
+		n, found              int
+		recall, prec, precAll float64
+	}
+	by := map[string]*acc{}
+	var all acc
+	for _, p := range pages {
+		if p.gold == "" || len(p.gold) < 200 || p.Dataset == "mozilla-readability" {
+			continue
+		}
+		g := eg.Extract([]byte(p.gold), "text/plain; charset=utf-8", "").Spots
+		if g.Len() < 10 {
+			continue
+		}
+		dm := em.Extract(p.body, "", p.URL)
+		dw := ew.Extract(p.body, "", p.URL)
+		r := Intersection(dm.Spots, g)
+		a := by[p.Dataset]
+		if a == nil {
+			a = &acc{}
+			by[p.Dataset] = a
+		}
+		for _, x := range []*acc{a, &all} {
+			x.n++
+			if dm.MainText {
+				x.found++
+			}
+			x.recall += float64(r) / float64(g.Len())
+			if dm.Spots.Len() > 0 {
+				x.prec += float64(r) / float64(dm.Spots.Len())
+			}
+			if dw.Spots.Len() > 0 {
+				x.precAll += float64(Intersection(dw.Spots, g)) / float64(dw.Spots.Len())
+			}
+		}
+	}
+	names := make([]string, 0, len(by))
+	for k := range by {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	line := func(name string, a *acc) string {
+		n := float64(a.n)
+		return fmt.Sprintf("%-18s pages %4d main text found %5.1f%%  recall %.3f  precision %.3f (whole page %.3f)", name, a.n, 100*float64(a.found)/n, a.recall/n, a.prec/n, a.precAll/n)
+	}
+	for _, k := range names {
+		t.Log(line(k, by[k]))
+	}
+	t.Log(line("all", &all))
+	n := float64(all.n)
+	if all.n < 1000 {
+		t.Fatalf("only %d pages with gold text", all.n)
+	}
+	// Measured 2026-11-23: 3,100 pages, main text found on 97.7%, recall
+	// 0.858, precision 0.834 against 0.676 for the whole page.
+	if r := all.recall / n; r < 0.83 {
+		t.Errorf("mean recall of gold signatures %.3f, want >= 0.83", r)
+	}
+	if p, pw := all.prec/n, all.precAll/n; p < 0.80 || p < pw+0.12 {
+		t.Errorf("mean precision %.3f (whole page %.3f), want >= 0.80 and 0.12 above the whole page", p, pw)
+	}
+}
+
+// FuzzMainText: any input, no panic; a page where no block reads as running
+// text keeps exactly the spot signatures of the whole page (the fallback), and
+// the selected words are never more than the page's.
+func FuzzMainText(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`<body><nav><p>a</p></nav>` + storyPara + `<h1><a>x</a></h1><p>` + storyPara))
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs | FamAF
+	cfg.MaxDocBytes = fuzzMaxDoc
+	whole, err := NewExtractor(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cfg.MainText = true
+	main, err := NewExtractor(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dm := main.Extract(body, "text/html", "")
+		kept := len(main.words)
+		dw := whole.Extract(body, "text/html", "")
+		if kept > len(whole.words) {
+			t.Fatalf("main text has %d words, the page %d", kept, len(whole.words))
+		}
+		if !dm.MainText && (!reflect.DeepEqual(dm.Spots, dw.Spots) || !reflect.DeepEqual(dm.AF, dw.AF)) {
+			t.Fatal("no main text found but the signatures differ from the whole page's")
+		}
+	})
+}
