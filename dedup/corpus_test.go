@@ -275,6 +275,13 @@ func TestCrossSiteFalsePositives(t *testing.T) {
 		t.Logf("cross-site: %s -> %s (%s %.2f)", ps[i].url, ps[k].url, dups[i].Method, dups[i].Similarity)
 	}
 	t.Logf("%d pages (%d pairs): %d cross-site reports of listed pairs, %d others; %d same-site", n, n*(n-1)/2, known, fp, st.NearSameSite)
+	// Measured with the defaults (2026-11-23): 2 others, two short
+	// geeksaresexy.net posts matched to a healthcare-economist.com post by the
+	// blog platform's boilerplate, which no filter has seen often enough. More
+	// is a regression.
+	if n > 0 && fp > 2 {
+		t.Errorf("%d cross-site reports outside the listed overlapping pages, want at most 2", fp)
+	}
 }
 
 // TestHenzingerOption runs --method=henzinger on the real pairs and the

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -92,7 +93,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.opts.Lenient, "lenient", false, "carry damaged input to the output unchanged, with a warning, instead of failing the file")
 	fl.StringVar(&cfg.compress, "compress", "auto", "gzip the output: auto (by the output name; yes for standard output), yes or no")
 	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for spooling very large records (default: the system's)")
-	fl.IntVar(&cfg.opts.Workers, "workers", 0, "goroutines analysing pages (0: one per CPU); the output is the same for any number")
+	fl.IntVar(&cfg.opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
 	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
 	method := fl.String("method", "spotsigs", "how near duplicates are found: spotsigs (SpotSigs, AF-SpotSigs for short pages) or henzinger (Henzinger's combined shingling B and simhash C)")
@@ -110,6 +111,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return exitUsage
+	}
+	if cfg.opts.Workers < 0 {
+		fmt.Fprintf(stderr, "warcdedup: --workers %d: want 0 (all CPUs) or more\n", cfg.opts.Workers)
+		return exitUsage
+	}
+	if n := cfg.opts.Workers; n > 0 {
+		// --workers is a CPU budget, as a batch job on a shared machine needs:
+		// reading, analysing and writing are concurrent stages, and without
+		// the cap --workers 1 would still keep two CPUs busy.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
