@@ -162,10 +162,12 @@ func TestRealPairs(t *testing.T) {
 	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
 		t.Errorf("re-crawls of one URL missed")
 	}
-	if hits["same_site_near_duplicate"] < total["same_site_near_duplicate"]-2 {
+	// Measured 2026-11-23: 8 of 8 same-site, 8 of 10 cross-site (the two
+	// misses share a core of 16% and 0% of their main-text signatures).
+	if hits["same_site_near_duplicate"] < total["same_site_near_duplicate"] {
 		t.Errorf("same-site near duplicates: %d of %d", hits["same_site_near_duplicate"], total["same_site_near_duplicate"])
 	}
-	if hits["cross_site_same_core"] < total["cross_site_same_core"]/2 {
+	if hits["cross_site_same_core"] < total["cross_site_same_core"]-2 {
 		t.Errorf("cross-site copies: %d of %d", hits["cross_site_same_core"], total["cross_site_same_core"])
 	}
 }
@@ -275,12 +277,12 @@ func TestCrossSiteFalsePositives(t *testing.T) {
 		t.Logf("cross-site: %s -> %s (%s %.2f)", ps[i].url, ps[k].url, dups[i].Method, dups[i].Similarity)
 	}
 	t.Logf("%d pages (%d pairs): %d cross-site reports of listed pairs, %d others; %d same-site", n, n*(n-1)/2, known, fp, st.NearSameSite)
-	// Measured with the defaults (2026-11-23): 2 others, two short
-	// geeksaresexy.net posts matched to a healthcare-economist.com post by the
+	// Measured with the defaults (2026-11-23): 1 other, a short
+	// geeksaresexy.net post matched to a healthcare-economist.com post by the
 	// blog platform's boilerplate, which no filter has seen often enough. More
 	// is a regression.
-	if n > 0 && fp > 2 {
-		t.Errorf("%d cross-site reports outside the listed overlapping pages, want at most 2", fp)
+	if n > 0 && fp > 1 {
+		t.Errorf("%d cross-site reports outside the listed overlapping pages, want at most 1", fp)
 	}
 }
 

@@ -113,7 +113,10 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 	}
 	switch {
 	case string(name) == "a":
-		e.bs.linkDepth = max(e.bs.linkDepth+d, 0)
+		// Links do not nest (an <a> start tag closes an open one), so a flag,
+		// not a depth: a depth leaked by one unmatched tag made the rest of a
+		// page link text (measured on a bellinghamherald.com story).
+		e.bs.linkDepth = max(d, 0)
 		return
 	case headingTag(name):
 		e.cut()
@@ -280,21 +283,25 @@ func byDensity(length int, s blockStat, high int) uint8 {
 	return clsBad
 }
 
-// runs classifies runs of short blocks as one text: prose with hard line
-// breaks (a <p> or <br> a line, as in plain-text mail archives and CleanEval's
-// pages) is a run of short blocks that jusText would drop whole, since none of
-// them is long enough to vouch for its neighbours.
+// runs classifies runs of short and near-good blocks as one text: prose with
+// hard line breaks (a <p> or <br> a line, as in plain-text mail archives and
+// CleanEval's pages) is a run of short blocks that jusText would drop whole,
+// and a short story of paragraphs under lengthHigh bytes each is a run of
+// near-good blocks with nothing good beside it (measured on icnetwork.co.uk:
+// five paragraphs of 80 to 200 bytes, the whole story). A run that reads as
+// good text as a whole is good.
 func runs(bs []block, st []blockStat, cls []uint8, high int) {
+	inRun := func(c uint8) bool { return c == clsShort || c == clsNearGood || c == clsNone }
 	for i := 0; i < len(cls); {
-		if cls[i] != clsShort {
+		if cls[i] != clsShort && cls[i] != clsNearGood {
 			i++
 			continue
 		}
 		j, n := i, 0
 		var s blockStat
 		length := 0
-		for ; j < len(cls) && (cls[j] == clsShort || cls[j] == clsNone); j++ {
-			if cls[j] == clsShort {
+		for ; j < len(cls) && inRun(cls[j]); j++ {
+			if cls[j] != clsNone {
 				n++
 				s.words += st[j].words
 				s.stops += st[j].stops
@@ -304,11 +311,13 @@ func runs(bs []block, st []blockStat, cls []uint8, high int) {
 			}
 		}
 		if n >= 2 {
-			if c := byDensity(length, s, high); c != clsBad {
-				for k := i; k < j; k++ {
-					if cls[k] == clsShort {
-						cls[k] = c
-					}
+			c := byDensity(length, s, high)
+			for k := i; k < j; k++ {
+				switch {
+				case c == clsGood && cls[k] != clsNone:
+					cls[k] = clsGood
+				case c == clsNearGood && cls[k] == clsShort:
+					cls[k] = clsNearGood
 				}
 			}
 		}

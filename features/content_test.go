@@ -53,6 +53,14 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"媒", "证"}, []string{"首", "育"}, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
+		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,
+			[]string{"council", "ferry"}, []string{"home"}, true},
+		{"a story of paragraphs under 200 bytes each", `<body>` + menu +
+			`<p>Derby manager Paul Jewell has revealed he has almost completed a deal to sign a striker.</p>` +
+			`<p>The 25-year-old currently plays in Mexico where he is the club's top scorer with ten goals.</p>` +
+			`<p>"This is a deal we have almost completed," Jewell told the club's official website.</p>` +
+			`<div class="foot"><p>Copyright and trade mark notice: this is a site of the group and all of the rights are reserved to it.</p></div></body>`,
+			[]string{"jewell", "mexico", "website"}, []string{"home"}, true},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
@@ -144,10 +152,10 @@ func TestMainTextCorpus(t *testing.T) {
 	if all.n < 1000 {
 		t.Fatalf("only %d pages with gold text", all.n)
 	}
-	// Measured 2026-11-23: 3,100 pages, main text found on 97.7%, recall
-	// 0.858, precision 0.834 against 0.676 for the whole page.
-	if r := all.recall / n; r < 0.83 {
-		t.Errorf("mean recall of gold signatures %.3f, want >= 0.83", r)
+	// Measured 2026-11-23: 3,100 pages, main text found on 99.4%, recall
+	// 0.896, precision 0.831 against 0.676 for the whole page.
+	if r := all.recall / n; r < 0.87 {
+		t.Errorf("mean recall of gold signatures %.3f, want >= 0.87", r)
 	}
 	if p, pw := all.prec/n, all.precAll/n; p < 0.80 || p < pw+0.12 {
 		t.Errorf("mean precision %.3f (whole page %.3f), want >= 0.80 and 0.12 above the whole page", p, pw)
