@@ -24,6 +24,7 @@ type henzingerIndex struct {
 	shingl [][6]uint64
 	docs   []nearDoc
 	hits   []matcher.Hit
+	sites  siteNames
 }
 
 func (d *Deduper) henzinger() *henzingerIndex {
@@ -32,7 +33,7 @@ func (d *Deduper) henzinger() *henzingerIndex {
 		if err != nil {
 			panic(err)
 		}
-		d.hz = &henzingerIndex{sim: sim}
+		d.hz = &henzingerIndex{sim: sim, sites: siteNames{}}
 	}
 	return d.hz
 }
@@ -66,7 +67,7 @@ func (x *henzingerIndex) match(it *item) (match, bool) {
 	h := x.hits[best]
 	kd := &x.docs[h.ID]
 	rel := "cross-site"
-	if kd.site == it.an.site {
+	if qs, ok := x.sites[it.an.site]; ok && kd.site == qs {
 		rel = "same-site"
 	}
 	return match{kept: kd.ref, keptDigest: kd.digest, method: "henzinger-b+c",
@@ -75,7 +76,7 @@ func (x *henzingerIndex) match(it *item) (match, bool) {
 
 func (x *henzingerIndex) add(it *item, r ref, digest string) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, nearDoc{ref: r, digest: digest, site: it.an.site})
+	x.docs = append(x.docs, nearDoc{ref: r, digest: digest, site: x.sites.num(it.an.site)})
 	x.shingl = append(x.shingl, it.an.shingles)
 	x.sim.Add(id, it.an.sim384)
 }

@@ -577,6 +577,43 @@ func (s *SpotSigs) jaccard(x features.Bag, lx uint64, d uint32) (inter, union ui
 	return inter, union, s.tau.atLeast(inter, union)
 }
 
+// Postings returns how many indexed documents have key in their bag and, if fn
+// is not nil, calls it with the caller's id of each of them, in the order of
+// the key's posting list, until it returns false. A caller can count document
+// frequencies from the index itself (as dedup's frame filter does) instead of
+// keeping a table of its own beside it.
+func (s *SpotSigs) Postings(key uint64, fn func(id uint32) bool) int {
+	v, _ := s.find(key)
+	switch {
+	case v == 0:
+		return 0
+	case v&listTag == 0:
+		if fn != nil {
+			fn(s.docs[s.docOf(v-1)].id)
+		}
+		return 1
+	}
+	pl := &s.lists[v&^listTag]
+	if fn != nil {
+		for _, d := range pl.docs {
+			if !fn(s.docs[d].id) {
+				break
+			}
+		}
+	}
+	return len(pl.docs)
+}
+
+// AppendBag appends the bag of the n-th document added (0 for the first) to
+// dst: the index keeps every bag once, so its callers need not keep their own.
+func (s *SpotSigs) AppendBag(dst features.Bag, n int) features.Bag {
+	st, end := s.span(uint32(n))
+	for p := st; p < end; p++ {
+		dst = append(dst, features.Entry{Key: s.keys[p], N: s.cnts[p]})
+	}
+	return dst
+}
+
 // bagOf returns a copy of indexed document d's bag.
 func (s *SpotSigs) bagOf(d uint32) features.Bag {
 	st, end := s.span(d)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -459,5 +460,51 @@ func TestPruning(t *testing.T) {
 		if dups < n/20 || per > 2 {
 			t.Errorf("%s: %d duplicates, %.3f Jaccard computations a page", tt.name, dups, per)
 		}
+	}
+}
+
+// TestPostingsAndBags checks the index's own view of what it holds against the
+// bags added: AppendBag returns each bag as added, and Postings counts and
+// lists exactly the documents whose bag has the key, stopping when told.
+func TestPostingsAndBags(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	bags := randomBags(r, 400, 300)
+	s, err := NewSpotSigs(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64][]uint32{}
+	n := 0
+	for i, b := range bags {
+		if b.Len() == 0 {
+			continue
+		}
+		id := uint32(1000 + i)
+		s.Add(id, b)
+		if got := s.AppendBag(nil, n); !reflect.DeepEqual(got, b) {
+			t.Fatalf("AppendBag(%d) = %v, want %v", n, got, b)
+		}
+		n++
+		for _, e := range b {
+			want[e.Key] = append(want[e.Key], id)
+		}
+	}
+	for key, ids := range want {
+		var got []uint32
+		if c := s.Postings(key, func(id uint32) bool { got = append(got, id); return true }); c != len(ids) {
+			t.Fatalf("Postings(%d) = %d, want %d", key, c, len(ids))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, ids) {
+			t.Fatalf("Postings(%d) listed %v, want %v", key, got, ids)
+		}
+		calls := 0
+		s.Postings(key, func(uint32) bool { calls++; return false })
+		if calls != 1 {
+			t.Fatalf("Postings(%d) went on after false: %d calls", key, calls)
+		}
+	}
+	if c := s.Postings(1<<63+12345, nil); c != 0 {
+		t.Fatalf("Postings of an absent key = %d", c)
 	}
 }
