@@ -1,7 +1,8 @@
 // Command dedupbench builds the near-duplicate quality benchmark of issue 4
-// from the shared corpus and scores warcdedup's output against its labels.
+// from the shared corpus (with -scale, the large one of issue 5) and scores
+// warcdedup's output against its labels.
 //
-//	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N]
+//	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N] [-scale N]
 //	dedupbench score -labels FILE [-json] [-examples N] OUT.warc.gz...
 //	dedupbench run -bench DIR [-warcdedup BIN] [-out DIR] [-- warcdedup flags...]
 //	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST]
@@ -86,6 +87,8 @@ func gen(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.Recaptured, "recaptured", bench.DefaultRecaptured, "pages captured again (case 1 clusters); -1 for none")
 	fl.IntVar(&cfg.Syndicated, "syndicated", bench.DefaultSyndicated, "stories copied into other frames (case 2 clusters); -1 for none")
 	fl.IntVar(&cfg.MaxPages, "max-pages", 0, "sample this many corpus pages besides the real pairs (0: all)")
+	fl.IntVar(&cfg.Scale, "scale", 1, "add scale-1 synthetic pages per corpus page whose main content can be located, "+
+		"and multiply -recaptured and -syndicated by it (14: about 1 GB)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}

@@ -76,6 +76,33 @@ func TestGenScore(t *testing.T) {
 	}
 }
 
+// TestGenScale checks that -scale reaches the generator: synthetic pages and
+// more records than the same sample unscaled.
+func TestGenScale(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
+		t.Skip("shared corpus not found")
+	}
+	var sums [2]struct {
+		Records   int `json:"records"`
+		Scale     int `json:"scale"`
+		Synthetic int `json:"synthetic_stories"`
+	}
+	for i, scale := range []string{"1", "2"} {
+		var out, errb bytes.Buffer
+		args := []string{"gen", "-corpus", corpus, "-out", t.TempDir(), "-max-pages", "40", "-files", "1", "-scale", scale}
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("gen -scale %s: %d %s", scale, code, errb.String())
+		}
+		if err := json.Unmarshal(out.Bytes(), &sums[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sums[0].Scale != 0 || sums[0].Synthetic != 0 || sums[1].Scale != 2 || sums[1].Synthetic == 0 ||
+		sums[1].Records <= sums[0].Records {
+		t.Errorf("summaries unscaled %+v, scale 2 %+v", sums[0], sums[1])
+	}
+}
+
 // TestRun runs a stand-in for warcdedup that copies its inputs unchanged, and
 // checks that run passes the flags after -- and scores the copies.
 func TestRun(t *testing.T) {

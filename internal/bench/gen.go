@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha1"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -43,6 +45,12 @@ type Config struct {
 	// MaxPages, when positive, samples that many corpus pages (besides the real
 	// pairs) instead of taking all: for tests.
 	MaxPages int
+
+	// Scale, when above 1, adds Scale-1 synthetic pages (new stories stitched
+	// from corpus articles, each in the frame of a corpus page) per corpus page
+	// whose main content can be located, and multiplies Recaptured and
+	// Syndicated by Scale. 0 and 1 build the benchmark of the corpus pages alone.
+	Scale int
 }
 
 // Defaults.
@@ -56,6 +64,7 @@ const (
 // Summary counts what Generate wrote.
 type Summary struct {
 	Seed     uint64         `json:"seed"`
+	Scale    int            `json:"scale,omitempty"`
 	Files    []string       `json:"files"`
 	Labels   string         `json:"labels"`
 	Records  int            `json:"records"`  // response records
@@ -74,6 +83,10 @@ type Summary struct {
 	// SameSiteNonDuplicatePairs counts the pairs of records of one site in
 	// different clusters: the case-3 pairs that must not be reported.
 	SameSiteNonDuplicatePairs int `json:"same_site_non_duplicate_pairs"`
+	// SyntheticStories counts the synthetic pages of a scaled benchmark and
+	// SyntheticRecords the records that carry a synthetic story.
+	SyntheticStories int `json:"synthetic_stories,omitempty"`
+	SyntheticRecords int `json:"synthetic_records,omitempty"`
 }
 
 // Variants of a record.
@@ -92,6 +105,7 @@ type entry struct {
 	url  string
 	site string
 	gold string
+	syn  *synthStory // a synthetic page's story; nil for a corpus page
 }
 
 // item is one response record to write.
@@ -116,8 +130,10 @@ type generator struct {
 	entries []*entry
 	bySite  map[string][]*entry
 	usedURL map[string]bool
+	csMu    sync.Mutex
 	csCache map[string]pageCharset
 	frameOK map[*entry]bool
+	tmpl    map[*entry]*frameTemplate // frame templates of a scaled benchmark
 }
 
 // Generate builds the benchmark: labeled WARC files and labels.jsonl in
@@ -132,13 +148,18 @@ func Generate(cfg Config) (*Summary, error) {
 	if cfg.Syndicated == 0 {
 		cfg.Syndicated = DefaultSyndicated
 	}
-	c, err := LoadCorpus(cfg.Corpus)
+	if cfg.Scale > 1 {
+		cfg.Recaptured *= cfg.Scale
+		cfg.Syndicated *= cfg.Scale
+	}
+	g, err := newGenerator(cfg)
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{cfg: cfg, corpus: c, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6465647570)),
-		bySite: map[string][]*entry{}, usedURL: map[string]bool{}, csCache: map[string]pageCharset{}, frameOK: map[*entry]bool{}}
 	sum := &Summary{Seed: cfg.Seed, Excluded: map[string]int{}}
+	if cfg.Scale > 1 {
+		sum.Scale = cfg.Scale
+	}
 	items, err := g.plan(sum)
 	if err != nil {
 		return nil, err
@@ -155,6 +176,15 @@ func Generate(cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+func newGenerator(cfg Config) (*generator, error) {
+	c, err := LoadCorpus(cfg.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	return &generator{cfg: cfg, corpus: c, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6465647570)),
+		bySite: map[string][]*entry{}, usedURL: map[string]bool{}, csCache: map[string]pageCharset{}, frameOK: map[*entry]bool{}}, nil
 }
 
 // pageURL is the page's URL from its manifest, or one made up for a page
@@ -179,17 +209,36 @@ func pageURL(p *Page) string {
 	return fmt.Sprintf("http://www.site%x.%s/%s.html", sum[:4], tld, url.PathEscape(p.ID))
 }
 
+// charset is the page's charset (a synthetic page has its frame's). It may
+// be called concurrently.
 func (g *generator) charset(e *entry) (pageCharset, error) {
-	if cs, ok := g.csCache[e.p.Key()]; ok {
+	if e.syn != nil {
+		e = e.syn.frame
+	}
+	g.csMu.Lock()
+	cs, ok := g.csCache[e.p.Key()]
+	g.csMu.Unlock()
+	if ok {
 		return cs, nil
 	}
 	b, err := e.p.ReadHTML()
 	if err != nil {
 		return pageCharset{}, err
 	}
-	cs := detectCharset(b)
+	cs = detectCharset(b)
+	g.csMu.Lock()
 	g.csCache[e.p.Key()] = cs
+	g.csMu.Unlock()
 	return cs, nil
+}
+
+// readHTML is the page's HTML: a corpus page's bytes as stored, or a
+// synthetic page's frame with its story in it.
+func (g *generator) readHTML(e *entry) ([]byte, error) {
+	if e.syn != nil {
+		return g.tmpl[e.syn.frame].page(e.syn)
+	}
+	return e.p.ReadHTML()
 }
 
 // framable says whether the page's main content can be found in its HTML, so
@@ -197,6 +246,9 @@ func (g *generator) charset(e *entry) (pageCharset, error) {
 func (g *generator) framable(e *entry) bool {
 	if v, ok := g.frameOK[e]; ok {
 		return v
+	}
+	if e.syn != nil {
+		return true // its story is where its frame's main content was
 	}
 	ok := false
 	if e.p.Gold != "" && g.editable(e) {
@@ -300,11 +352,19 @@ func (g *generator) plan(sum *Summary) ([]*item, error) {
 		}
 		rest = append(rest, e)
 	}
+	if g.cfg.Scale > 1 {
+		syn, err := g.synthesize(rest)
+		if err != nil {
+			return nil, err
+		}
+		sum.SyntheticStories = len(syn)
+		rest = append(rest, syn...)
+	}
 	// Sources of cases 1 and 2: pages with a gold text, drawn so that about a
 	// quarter are short and a sixth Chinese (case 4).
 	var zh, short, other []*entry
 	for _, e := range rest {
-		if e.p.Gold == "" || len(strings.TrimSpace(e.gold)) < 80 || !g.editable(e) {
+		if e.p.Gold == "" || len(strings.TrimSpace(e.text())) < 80 || !g.editable(e) {
 			continue
 		}
 		switch {
@@ -410,6 +470,59 @@ func recordID(seed uint64, what string, n int) string {
 // weeks later.
 var crawlStart = time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
 
+// chunkItems is how many records write builds and compresses at a time.
+const chunkItems = 256
+
+// plain says whether the record's payload is a page as it is (a corpus page's
+// bytes, or a synthetic page): built without random numbers.
+func plain(it *item) bool {
+	return it.variant != VarRecapture && it.variant != VarSynCross && it.variant != VarSynSame
+}
+
+// record is a response record being written.
+type record struct {
+	it     *item
+	id     string
+	when   time.Time
+	member []byte // the record as a gzip member
+}
+
+var memberWriters = sync.Pool{New: func() any {
+	mw := &memberWriter{}
+	mw.w = warcio.NewWriter(&mw.buf, true)
+	return mw
+}}
+
+type memberWriter struct {
+	buf bytes.Buffer
+	w   *warcio.Writer
+}
+
+// compress makes the record's gzip member and drops its payload.
+func (r *record) compress() error {
+	it := r.it
+	block := fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
+		r.when.Format(http.TimeFormat), it.ctype, len(it.body))
+	block = append(block, it.body...)
+	h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+		{Name: "WARC-Type", Value: "response"},
+		{Name: "WARC-Record-ID", Value: r.id},
+		{Name: "WARC-Date", Value: r.when.Format(time.RFC3339)},
+		{Name: "WARC-Target-URI", Value: it.uri},
+		{Name: "WARC-Payload-Digest", Value: warcio.SHA1Digest(it.body)},
+		{Name: "Content-Type", Value: "application/http; msgtype=response"},
+	}}
+	mw := memberWriters.Get().(*memberWriter)
+	defer memberWriters.Put(mw)
+	mw.buf.Reset()
+	if err := mw.w.WriteRecord(h, block); err != nil {
+		return err
+	}
+	r.member = bytes.Clone(mw.buf.Bytes())
+	it.body = nil
+	return nil
+}
+
 func (g *generator) write(items []*item, sum *Summary) error {
 	nf := g.cfg.Files
 	per := (len(items) + nf - 1) / nf
@@ -436,35 +549,42 @@ func (g *generator) write(items []*item, sum *Summary) error {
 			{Name: "Content-Type", Value: "application/warc-fields"},
 		}}
 		err = w.WriteRecord(h, []byte(info))
-		for i := lo; i < hi && err == nil; i++ {
-			it := items[i]
-			when = when.Add(time.Duration(1+g.rng.IntN(30)) * time.Second)
-			if err = g.build(it, when); err != nil {
-				break
+		for a := lo; a < hi && err == nil; a += chunkItems {
+			batch := items[a:min(a+chunkItems, hi)]
+			// Payloads that need no random numbers are built in parallel; the
+			// others in crawl order, each after its record's date is drawn.
+			err = parallel(len(batch), func(j int) error {
+				if it := batch[j]; plain(it) {
+					return g.build(it, time.Time{})
+				}
+				return nil
+			})
+			recs := make([]record, len(batch))
+			for j := 0; j < len(batch) && err == nil; j++ {
+				it := batch[j]
+				when = when.Add(time.Duration(1+g.rng.IntN(30)) * time.Second)
+				if !plain(it) {
+					if err = g.build(it, when); err != nil {
+						break
+					}
+				}
+				recs[j] = record{it: it, id: recordID(g.cfg.Seed, "response", n), when: when}
+				n++
+				site := sitekey.FromURL(it.uri)
+				if site == "" {
+					site = it.frame.site
+				}
+				labels = append(labels, Label{RecordID: recs[j].id, URI: it.uri, Date: when.Format(time.RFC3339), File: name,
+					Index: a + j - lo + 1, Cluster: it.cluster, Case: it.cse, Variant: it.variant, Site: site,
+					Short: it.e.p.Short(), Lang: it.e.p.Lang, Source: it.e.p.Key(), Frame: it.frame.corpusPage().Key(),
+					Synthetic: it.e.syn != nil})
 			}
-			id := recordID(g.cfg.Seed, "response", n)
-			n++
-			date := when.Format(time.RFC3339)
-			block := fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
-				when.Format(http.TimeFormat), it.ctype, len(it.body))
-			block = append(block, it.body...)
-			h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
-				{Name: "WARC-Type", Value: "response"},
-				{Name: "WARC-Record-ID", Value: id},
-				{Name: "WARC-Date", Value: date},
-				{Name: "WARC-Target-URI", Value: it.uri},
-				{Name: "WARC-Payload-Digest", Value: warcio.SHA1Digest(it.body)},
-				{Name: "Content-Type", Value: "application/http; msgtype=response"},
-			}}
-			err = w.WriteRecord(h, block)
-			site := sitekey.FromURL(it.uri)
-			if site == "" {
-				site = it.frame.site
+			if err == nil {
+				err = parallel(len(recs), func(j int) error { return recs[j].compress() })
 			}
-			labels = append(labels, Label{RecordID: id, URI: it.uri, Date: date, File: name, Index: i - lo + 1,
-				Cluster: it.cluster, Case: it.cse, Variant: it.variant, Site: site, Short: it.e.p.Short(),
-				Lang: it.e.p.Lang, Source: it.e.p.Key(), Frame: it.frame.p.Key()})
-			it.body = nil
+			for j := 0; j < len(recs) && err == nil; j++ {
+				_, err = bw.Write(recs[j].member)
+			}
 		}
 		if err == nil {
 			err = bw.Flush()
@@ -500,7 +620,7 @@ func (g *generator) build(it *item, when time.Time) error {
 	case VarSynCross, VarSynSame:
 		return g.buildSyndicated(it)
 	}
-	b, err := it.frame.p.ReadHTML()
+	b, err := g.readHTML(it.frame)
 	if err != nil {
 		return err
 	}
@@ -511,7 +631,7 @@ func (g *generator) build(it *item, when time.Time) error {
 
 func (g *generator) buildRecapture(it *item, when time.Time) error {
 	e := it.e
-	b, err := e.p.ReadHTML()
+	b, err := g.readHTML(e)
 	if err != nil {
 		return err
 	}
@@ -527,13 +647,13 @@ func (g *generator) buildRecapture(it *item, when time.Time) error {
 		if o == e || len(related) >= 3+g.rng.IntN(4) {
 			continue
 		}
-		t := headline(o.gold)
+		t := headline(o.text())
 		if t == "" {
 			continue
 		}
 		related = append(related, link{URL: o.url, Title: t})
 	}
-	recapture(root, g.rng, e.url, e.gold, when, related, e.p.Chinese())
+	recapture(root, g.rng, e.url, e.text(), when, related, e.p.Chinese())
 	out, err := renderPage(root, cs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", e.p.Key(), err)
@@ -548,6 +668,7 @@ func (g *generator) buildRecapture(it *item, when time.Time) error {
 // under another URL.
 func (g *generator) buildSyndicated(it *item) error {
 	e := it.e
+	story := e.text()
 	var cands []*entry
 	if it.variant == VarSynSame {
 		for _, o := range g.bySite[e.site] {
@@ -572,13 +693,13 @@ func (g *generator) buildSyndicated(it *item) error {
 		if !g.editable(h) {
 			continue
 		}
-		b, err := h.p.ReadHTML()
+		b, err := g.readHTML(h)
 		if err != nil {
 			return err
 		}
 		cs, _ := g.charset(h)
 		root, err := parsePage(b, cs)
-		if err != nil || !syndicate(root, h.gold, e.gold) {
+		if err != nil || !syndicate(root, h.text(), story) {
 			continue
 		}
 		out, err := renderPage(root, cs)
@@ -590,7 +711,7 @@ func (g *generator) buildSyndicated(it *item) error {
 			it.variant = VarSynSame
 			it.uri = g.uniqueURL(variantURL(e.url, g.rng))
 		} else {
-			it.uri = g.uniqueURL(copyURL(h.url, headline(e.gold), g.rng))
+			it.uri = g.uniqueURL(copyURL(h.url, headline(story), g.rng))
 		}
 		return nil
 	}
@@ -726,6 +847,9 @@ func summarize(items []*item, sum *Summary) {
 		}
 		if l.Lang == "zh" {
 			sum.ChineseByCase[l.Case]++
+		}
+		if l.Synthetic {
+			sum.SyntheticRecords++
 		}
 	}
 	sum.Clusters = len(size)

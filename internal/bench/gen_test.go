@@ -37,7 +37,20 @@ func genSample(t *testing.T, seed uint64) string {
 func TestGenerateDeterministic(t *testing.T) {
 	needCorpus(t)
 	a, b, c := genSample(t, 7), genSample(t, 7), genSample(t, 8)
-	names := []string{"dedupbench-00.warc.gz", "dedupbench-01.warc.gz", "labels.jsonl", "summary.json"}
+	sameFiles(t, a, b, sampleFiles)
+	x, _ := os.ReadFile(filepath.Join(a, "labels.jsonl"))
+	z, _ := os.ReadFile(filepath.Join(c, "labels.jsonl"))
+	if bytes.Equal(x, z) {
+		t.Error("seeds 7 and 8 gave the same labels")
+	}
+}
+
+// sampleFiles are the files Generate writes with Files: 2.
+var sampleFiles = []string{"dedupbench-00.warc.gz", "dedupbench-01.warc.gz", "labels.jsonl", "summary.json"}
+
+// sameFiles checks that the named files of two folders are byte-identical.
+func sameFiles(t *testing.T, a, b string, names []string) {
+	t.Helper()
 	for _, n := range names {
 		x, err := os.ReadFile(filepath.Join(a, n))
 		if err != nil {
@@ -51,11 +64,6 @@ func TestGenerateDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs with the same seed", n)
 		}
 	}
-	x, _ := os.ReadFile(filepath.Join(a, "labels.jsonl"))
-	z, _ := os.ReadFile(filepath.Join(c, "labels.jsonl"))
-	if bytes.Equal(x, z) {
-		t.Error("seeds 7 and 8 gave the same labels")
-	}
 }
 
 // TestGenerateReadBack reads every WARC back with warcio and with the
@@ -63,6 +71,14 @@ func TestGenerateDeterministic(t *testing.T) {
 func TestGenerateReadBack(t *testing.T) {
 	needCorpus(t)
 	dir := genSample(t, 11)
+	ls := checkWARCs(t, dir, []string{"dedupbench-00.warc.gz", "dedupbench-01.warc.gz"})
+	checkLabels(t, ls)
+}
+
+// checkWARCs reads the WARCs of dir back with warcio and with the independent
+// checker and checks them against labels.jsonl, which it returns.
+func checkWARCs(t *testing.T, dir string, names []string) []Label {
+	t.Helper()
 	ls, err := ReadLabels(filepath.Join(dir, "labels.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +87,11 @@ func TestGenerateReadBack(t *testing.T) {
 	for _, l := range ls {
 		byFile[l.File] = append(byFile[l.File], l)
 	}
-	if len(byFile) != 2 {
-		t.Fatalf("labels name %d files, want 2", len(byFile))
+	if len(byFile) != len(names) {
+		t.Fatalf("labels name %d files, want %d", len(byFile), len(names))
 	}
 	lastDate := ""
-	for _, name := range []string{"dedupbench-00.warc.gz", "dedupbench-01.warc.gz"} {
+	for _, name := range names {
 		want := byFile[name]
 		path := filepath.Join(dir, name)
 		f, err := os.Open(path)
@@ -131,7 +147,7 @@ func TestGenerateReadBack(t *testing.T) {
 		}
 		checkIndependently(t, path, len(want)+1)
 	}
-	checkLabels(t, ls)
+	return ls
 }
 
 func checkIndependently(t *testing.T, path string, want int) {

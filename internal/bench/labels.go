@@ -31,6 +31,10 @@ type Label struct {
 	Lang    string `json:"lang"`    // language of the story's gold text ("" unknown)
 	Source  string `json:"source"`  // corpus page of the story: dataset/id
 	Frame   string `json:"frame"`   // corpus page whose HTML frame the record has: dataset/id
+	// Synthetic is true when the record's story is a synthetic page's
+	// (stitched; a scaled benchmark's): Source is then "dataset/id~n", the
+	// n-th synthetic page in the frame of corpus page dataset/id.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // ReadLabels reads a labels file.
