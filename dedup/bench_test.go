@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -35,13 +36,15 @@ func corpusPages(tb testing.TB, n int) []page {
 
 // BenchmarkRun is the whole pipeline on real pages (one WARC of 1,500 corpus
 // pages, no exact duplicates among them), per worker count: MB/s of WARC input
-// and pages/s.
+// and pages/s. Workers is a CPU budget, as in the CLI (--workers sets
+// GOMAXPROCS): workers=1 is the whole pipeline on one CPU.
 func BenchmarkRun(b *testing.B) {
 	ps := corpusPages(b, 1500)
 	in := pagesWARCb(b, ps)
 	for _, workers := range []int{1, 2} {
 		for _, near := range []NearMode{NearOff, NearRevisit} {
 			b.Run(fmt.Sprintf("workers=%d/near=%v", workers, near != NearOff), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 				b.SetBytes(int64(len(in)))
 				for b.Loop() {
 					opts := DefaultOptions()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"warcdedup/features"
 	"warcdedup/internal/bench"
 )
 
@@ -53,7 +54,21 @@ func compare(args []string, stdout, stderr io.Writer) int {
 			want[strings.ToLower(n)] = true
 		}
 	}
-	for _, m := range bench.Methods() {
+	all := bench.Methods()
+	if mt := (bench.MainTextSpotSigs{}); len(want) == 0 || want[strings.ToLower(mt.Name())] {
+		mdocs, err := bench.LoadDocs(*dir, ls, bench.MainTextConfig())
+		if err != nil {
+			return fail(err)
+		}
+		mt.Bags = make([]features.Bag, len(mdocs))
+		for i := range mdocs {
+			if mdocs[i].SpotComparable && mdocs[i].MainText {
+				mt.Bags[i] = mdocs[i].Spots
+			}
+		}
+		all = append(all[:1:1], append([]bench.Method{mt}, all[1:]...)...)
+	}
+	for _, m := range all {
 		if len(want) == 0 || want[strings.ToLower(m.Name())] {
 			methods = append(methods, m)
 		}

@@ -226,6 +226,29 @@ func (m jaccardMethod) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, 
 	return ps, err
 }
 
+// MainTextSpotSigs is SpotSigs over the signatures of each page's main text
+// (features.Config.MainText), what warcdedup's default compares before its frame
+// filter and thresholds; Bags are extracted apart from the comparison's Docs
+// (MainTextConfig), nil for a page with too few signatures.
+type MainTextSpotSigs struct{ Bags []features.Bag }
+
+func (MainTextSpotSigs) Name() string          { return "SpotSigs (main text)" }
+func (MainTextSpotSigs) Thresholds() []float64 { return steps(0.1, 1, 0.1) }
+func (m MainTextSpotSigs) Pairs(_ []features.Doc, min float64) ([]matcher.Pair, error) {
+	ps, _, err := matcher.AllPairs(min, m.Bags)
+	return ps, err
+}
+
+// MainTextConfig is the configuration of MainTextSpotSigs: warcdedup's default
+// analysis (dedup.newAnalyzer).
+func MainTextConfig() features.Config {
+	cfg := features.DefaultConfig()
+	cfg.Families = features.FamSpotSigs
+	cfg.MainText = true
+	cfg.MinSpots = 3
+	return cfg
+}
+
 // sizeSpotSigs compares two pages by SpotSigs when both have enough spot
 // signatures and by AF-SpotSigs otherwise (the AF-SpotSigs paper's routing).
 type sizeSpotSigs struct{}
