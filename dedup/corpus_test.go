@@ -104,7 +104,15 @@ type pairSide struct {
 }
 
 func (s pairSide) page() page {
-	return page{id: s.Dataset + "-" + strings.ReplaceAll(s.ID, "/", "_"), url: s.URL, html: s.HTML}
+	u := s.URL
+	if u == "" && s.HostKey != "" {
+		// The corpus does not know this page's URL, only its host (msnbc.com
+		// for one of the cross-site pairs). A crawler always records one, and a
+		// response without a WARC-Target-URI is not eligible for replacement,
+		// so the test gives it one on its host.
+		u = "http://" + s.HostKey + "/corpus/" + strings.ReplaceAll(s.ID, "/", "_")
+	}
+	return page{id: s.Dataset + "-" + strings.ReplaceAll(s.ID, "/", "_"), url: u, html: s.HTML}
 }
 
 func readPairs(t *testing.T) []struct {
@@ -162,12 +170,13 @@ func TestRealPairs(t *testing.T) {
 	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
 		t.Errorf("re-crawls of one URL missed")
 	}
-	// Measured 2026-11-23: 8 of 8 same-site, 8 of 10 cross-site (the two
-	// misses share a core of 16% and 0% of their main-text signatures).
+	// Measured 2026-11-23: 8 of 8 same-site, 9 of 10 cross-site (the miss, a
+	// long msn.com page holding a cbsnews.com story among much else, shares
+	// 16% of its main-text signatures with it).
 	if hits["same_site_near_duplicate"] < total["same_site_near_duplicate"] {
 		t.Errorf("same-site near duplicates: %d of %d", hits["same_site_near_duplicate"], total["same_site_near_duplicate"])
 	}
-	if hits["cross_site_same_core"] < total["cross_site_same_core"]-2 {
+	if hits["cross_site_same_core"] < total["cross_site_same_core"]-1 {
 		t.Errorf("cross-site copies: %d of %d", hits["cross_site_same_core"], total["cross_site_same_core"])
 	}
 }
