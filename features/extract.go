@@ -18,18 +18,17 @@ import (
 
 // Extractor turns HTTP response bodies into Docs. It keeps its buffers between
 // calls, so a worker should own one Extractor and call Extract for page after
-// page. What still allocates per page: the html.Tokenizer itself and one small
-// copy per attribute inside it (x/net v0.62 readTag; about 2,000 allocations on an
-// average corpus page, most of the remaining allocation count), the slices the
-// returned Doc owns, IMG URL parsing, and the decoder for non-UTF-8 pages. No text
-// token, term or word allocates. An Extractor is not safe for concurrent use.
+// page. What still allocates per page: the slices the returned Doc owns, IMG URL
+// parsing, text with character references, and the decoder for non-UTF-8
+// pages. No tag, text token, term or word allocates (x/net/html's Tokenizer, used
+// before the scanner, made about 2,000 allocations on an average corpus page).
+// An Extractor is not safe for concurrent use.
 type Extractor struct {
 	cfg    Config
 	steps  []int
 	stop   map[uint64]uint8 // word hash -> flagStop|flagAnte|flagAFAnte
 	afAnte bool             // some AF antecedent is not a SpotSigs antecedent
 
-	rd      bytes.Reader
 	dec     []byte     // body decoded to UTF-8 (non-UTF-8 pages only)
 	text    []byte     // normalized text: NFKC, case-folded, single spaces
 	nfkc    []byte     // scratch for NFKC
@@ -42,6 +41,7 @@ type Extractor struct {
 	lanes   [48]uint64 // simhash: 8-bit counters being filled (see simReset)
 	pending uint32     // simhash: weight added to lanes since the last flush
 	cjk     int
+	sc      scanner
 	blocks  []block // paragraph-level blocks of text (Config.MainText)
 	cls     []uint8 // their classes
 	bstat   []blockStat
@@ -143,6 +143,11 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	if !e.tokenize(src, pageURL) {
 		d.Truncated = true
 	}
+	return e.finish(d)
+}
+
+// finish computes the features of the page tokenize has just read.
+func (e *Extractor) finish(d Doc) Doc {
 	if e.cfg.MainText {
 		e.cut()
 	}
@@ -276,20 +281,32 @@ func rawSkip(name []byte) string {
 	return "noscript"
 }
 
-// tokenize runs the html.Tokenizer over src and fills e.text and e.imgs. It
-// returns false if the tokenizer gave up (buffer limit). Text inside script,
-// style and noscript is not page text (SpotSigs and Henzinger both mean the text a
-// reader sees; noscript repeats what scripts would show).
+// tokenize runs the scanner (htmlscan.go) over src and fills e.text and e.imgs.
+// It returns false if the tokenizer gave up (x/net/html's can, at its buffer
+// limit; the scanner cannot). Text inside script, style and noscript is not page
+// text (SpotSigs and Henzinger both mean the text a reader sees; noscript
+// repeats what scripts would show).
 func (e *Extractor) tokenize(src []byte, pageURL string) bool {
+	e.sc.reset(src)
+	return e.tokenizeFrom(&e.sc, pageURL)
+}
+
+// tokenSource is what tokenize needs of an HTML tokenizer: scanner, or
+// x/net/html's Tokenizer in the test that compares the two.
+type tokenSource interface {
+	Next() html.TokenType
+	Err() error
+	Text() []byte
+	Raw() []byte
+	TagAttr() (key, val []byte, more bool)
+}
+
+// tokenizeFrom is tokenize over any token source.
+func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.text = e.text[:0]
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{}
-	e.rd.Reset(src)
-	z := html.NewTokenizer(&e.rd)
-	// The tokenizer's buffer holds at most one token plus what it read ahead; the
-	// input is already capped at MaxDocBytes, so that is the bound.
-	z.SetMaxBuf(e.cfg.MaxDocBytes)
 	var skip string // raw-text element whose body we are skipping
 	var base *url.URL
 	baseParsed := false
@@ -329,7 +346,6 @@ func (e *Extractor) tokenize(src []byte, pageURL string) bool {
 				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {
 					break
 				}
-				z.TagName() // position the attribute iterator
 				for hasAttr := true; hasAttr; {
 					var k, v []byte
 					k, v, hasAttr = z.TagAttr()

@@ -1,0 +1,492 @@
+package features
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// scanner splits an HTML document into the tokens the Extractor needs, the way
+// golang.org/x/net/html's Tokenizer does (HTML5 tokenization, Sec. 13.2.5,
+// without the tree builder), but over a byte slice in memory: the Tokenizer
+// reads through an io.Reader one byte call at a time and parses every
+// attribute of every tag, which made it 35% of warcdedup's CPU time; the
+// Extractor needs tag names, text and, for IMG terms only, one attribute.
+//
+// One difference from the Tokenizer, which does not change page text as the
+// Extractor sees it: text is returned with entities decoded but "\r\n" and
+// "\r" left alone (appendText folds them into white space as it folds "\n").
+// TestScannerMatchesTokenizer compares the two on every corpus page.
+type scanner struct {
+	src    []byte
+	pos    int
+	raw    []byte // the current token as stored
+	text   []byte // the current text token, entities decoded
+	rawTag string // raw text element whose content comes next ("" for none)
+	buf    []byte // decoded text
+	attr   int    // position of the next attribute in raw (TagAttr)
+}
+
+func (s *scanner) reset(src []byte) {
+	s.src, s.pos, s.raw, s.text, s.rawTag, s.attr = src, 0, nil, nil, "", 0
+}
+
+// rawElem returns the name of a raw text element (whose content the
+// Tokenizer returns as one text token), "" for any other.
+func rawElem(name []byte) string {
+	switch string(name) {
+	case "script":
+		return "script"
+	case "style":
+		return "style"
+	case "textarea":
+		return "textarea"
+	case "title":
+		return "title"
+	case "xmp":
+		return "xmp"
+	case "iframe":
+		return "iframe"
+	case "noembed":
+		return "noembed"
+	case "noframes":
+		return "noframes"
+	case "noscript":
+		return "noscript"
+	case "plaintext":
+		return "plaintext"
+	}
+	return ""
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// Next advances to the next token and returns its type: ErrorToken at the end.
+func (s *scanner) Next() html.TokenType {
+	for {
+		if s.pos >= len(s.src) {
+			return html.ErrorToken
+		}
+		if s.rawTag != "" {
+			if tt, ok := s.rawText(); ok {
+				return tt
+			}
+			continue
+		}
+		start := s.pos
+		i := bytes.IndexByte(s.src[s.pos:], '<')
+		for i >= 0 {
+			// A '<' starts markup only when followed by a letter, '/', '!' or '?'.
+			j := s.pos + i
+			if j+1 < len(s.src) {
+				c := s.src[j+1]
+				if isASCIILetter(c) || c == '/' || c == '!' || c == '?' {
+					break
+				}
+			}
+			k := bytes.IndexByte(s.src[j+1:], '<')
+			if k < 0 {
+				i = -1
+				break
+			}
+			i += 1 + k
+		}
+		if i != 0 {
+			end := len(s.src)
+			if i > 0 {
+				end = s.pos + i
+			}
+			s.pos = end
+			s.setText(s.src[start:end], true)
+			return html.TextToken
+		}
+		if tt, ok := s.markup(); ok {
+			return tt
+		}
+	}
+}
+
+// setText makes t the current text token.
+func (s *scanner) setText(t []byte, decode bool) {
+	s.raw = t
+	s.text = t
+	if decode && bytes.IndexByte(t, '&') >= 0 {
+		s.buf = append(s.buf[:0], html.UnescapeString(string(t))...)
+		s.text = s.buf
+	}
+}
+
+// rawText returns the content of a raw text element up to its end tag.
+func (s *scanner) rawText() (html.TokenType, bool) {
+	tag := s.rawTag
+	rcdata := tag == "textarea" || tag == "title"
+	start := s.pos
+	end := len(s.src)
+	switch tag {
+	case "plaintext":
+	case "script":
+		end = scriptEnd(s.src, start)
+	default:
+		for i := start; ; {
+			k := bytes.Index(s.src[i:], []byte("</"))
+			if k < 0 {
+				break
+			}
+			if endTagAt(s.src, i+k, tag) {
+				end = i + k
+				break
+			}
+			i += k + 2
+		}
+	}
+	s.rawTag = ""
+	s.pos = end
+	if end == start {
+		return 0, false
+	}
+	s.setText(s.src[start:end], rcdata)
+	if bytes.IndexByte(s.text, 0) >= 0 {
+		// In raw text and RCDATA a NUL is U+FFFD (HTML5 Sec. 13.2.5.2-5), as
+		// the Tokenizer returns it; in data it is left alone.
+		s.buf = bytes.ReplaceAll(s.text, []byte{0}, []byte("\ufffd"))
+		s.text = s.buf
+	}
+	return html.TextToken, true
+}
+
+// endTagAt says whether src[i:] is "</" tag followed by white space, '/' or
+// '>', tag matched case-insensitively.
+func endTagAt(src []byte, i int, tag string) bool {
+	j := i + 2 + len(tag)
+	if j > len(src) || src[i] != '<' || src[i+1] != '/' || !bytes.EqualFold(src[i+2:j], []byte(tag)) {
+		return false
+	}
+	// At the end of input it is no end tag: the Tokenizer returns it as text.
+	return j < len(src) && (isHTMLSpace(src[j]) || src[j] == '/' || src[j] == '>')
+}
+
+// scriptEnd returns where the content of a script element that starts at
+// start ends: at its "</script" end tag, following HTML5's script data states
+// (Sec. 13.2.5.4 and after): after "<!--" the data is escaped, where a
+// "<script" starts a double-escaped part whose "</script" does not end the
+// element, and "-->" ends the escape. Pages write scripts with document.write
+// inside such comments ("<!-- document.write('<script>...</script>') //-->").
+func scriptEnd(src []byte, start int) int {
+	const (
+		normal = iota
+		escaped
+		double
+	)
+	state := normal
+	for i := start; i < len(src); i++ {
+		// Jump to the next byte that can change the state.
+		var k int
+		if state == normal {
+			k = bytes.IndexByte(src[i:], '<')
+		} else {
+			k = bytes.IndexAny(src[i:], "<-")
+		}
+		if k < 0 {
+			break
+		}
+		i += k
+		c := src[i]
+		switch {
+		case c == '<' && i+1 < len(src) && src[i+1] == '/':
+			if endTagAt(src, i, "script") {
+				if state == double {
+					state = escaped
+					i += len("</script") - 1
+					continue
+				}
+				return i
+			}
+		case c == '<' && state == normal && bytes.HasPrefix(src[i:], []byte("<!--")):
+			state = escaped
+			i += 3
+		case c == '<' && state == escaped && i+7 <= len(src) && bytes.EqualFold(src[i+1:i+7], []byte("script")):
+			if j := i + 7; j < len(src) && (isHTMLSpace(src[j]) || src[j] == '/' || src[j] == '>') {
+				state = double
+				i += 6
+			}
+		case c == '-' && state != normal && bytes.HasPrefix(src[i:], []byte("-->")):
+			state = normal
+			i += 2
+		}
+	}
+	return len(src)
+}
+
+// markup reads the markup at s.pos, which is a '<' followed by a letter, '/',
+// '!' or '?'. It reports false for markup that is no token.
+func (s *scanner) markup() (html.TokenType, bool) {
+	start := s.pos
+	c := s.src[start+1]
+	s.text = nil
+	switch {
+	case isASCIILetter(c):
+		end, selfClosing, ok := s.tagEnd(start + 1)
+		s.pos = end
+		s.raw = s.src[start:end]
+		s.attr = -1
+		if !ok {
+			return html.ErrorToken, true // a tag cut by the end of input is dropped
+		}
+		var nb [16]byte
+		s.rawTag = rawElem(tagName(nb[:], s.raw))
+		if selfClosing {
+			return html.SelfClosingTagToken, true
+		}
+		return html.StartTagToken, true
+	case c == '/':
+		if start+2 >= len(s.src) {
+			s.pos = len(s.src)
+			s.setText(s.src[start:], false) // "</" at the end is text
+			return html.TextToken, true
+		}
+		d := s.src[start+2]
+		switch {
+		case d == '>':
+			// "</>" is no tag; the Tokenizer returns it as an empty comment.
+			s.pos = start + 3
+			s.raw = s.src[start:s.pos]
+			return html.CommentToken, true
+		case isASCIILetter(d):
+			end, _, ok := s.tagEnd(start + 2)
+			s.pos = end
+			s.raw = s.src[start:end]
+			if !ok {
+				return html.ErrorToken, true
+			}
+			return html.EndTagToken, true
+		}
+		return s.bogusComment(start, start+2), true
+	case c == '!':
+		if bytes.HasPrefix(s.src[start:], []byte("<!--")) {
+			return s.comment(start), true
+		}
+		if len(s.src)-start >= 9 && bytes.EqualFold(s.src[start+2:start+9], []byte("doctype")) {
+			end := bytes.IndexByte(s.src[start:], '>')
+			if end < 0 {
+				end = len(s.src)
+			} else {
+				end += start + 1
+			}
+			s.pos = end
+			s.raw = s.src[start:end]
+			return html.DoctypeToken, true
+		}
+		return s.bogusComment(start, start+2), true
+	}
+	return s.bogusComment(start, start+1), true // "<?"
+}
+
+// tagEnd returns the end of the tag whose name starts at i (after "<" or
+// "</"): the byte after its '>', honouring quoted attribute values; whether it
+// ends in "/>"; and false if the input ends first.
+func (s *scanner) tagEnd(i int) (int, bool, bool) {
+	src := s.src
+	for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '/' && src[i] != '>' {
+		i++
+	}
+	slash := false // the last byte was a '/' between attributes, not in a value
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '>':
+			return i + 1, slash && src[i-1] == '/', true
+		case isHTMLSpace(c) || c == '/':
+			slash = c == '/'
+			i++
+		default:
+			slash = false
+			// An attribute: a name (its first character may be '='), then
+			// optionally '=' and a value.
+			i++
+			for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '/' && src[i] != '>' && src[i] != '=' {
+				i++
+			}
+			for i < len(src) && isHTMLSpace(src[i]) {
+				i++
+			}
+			if i >= len(src) || src[i] != '=' {
+				continue
+			}
+			i++
+			for i < len(src) && isHTMLSpace(src[i]) {
+				i++
+			}
+			if i >= len(src) {
+				continue
+			}
+			if q := src[i]; q == '"' || q == '\'' {
+				k := bytes.IndexByte(src[i+1:], q)
+				if k < 0 {
+					return len(src), false, false
+				}
+				i += k + 2
+				continue
+			}
+			for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '>' {
+				i++
+			}
+		}
+	}
+	return len(src), false, false
+}
+
+// comment reads "<!--" ... "-->" (or "--!>", or the end of input).
+func (s *scanner) comment(start int) html.TokenType {
+	i := start + 4
+	if i < len(s.src) && s.src[i] == '>' { // "<!-->"
+		s.pos = i + 1
+	} else if i+1 < len(s.src) && s.src[i] == '-' && s.src[i+1] == '>' { // "<!--->"
+		s.pos = i + 2
+	} else {
+		s.pos = len(s.src)
+		for j := i; j < len(s.src); j++ {
+			if s.src[j] != '>' || j < i+2 {
+				continue
+			}
+			if s.src[j-1] == '-' && s.src[j-2] == '-' {
+				s.pos = j + 1
+				break
+			}
+			if j >= i+3 && s.src[j-1] == '!' && s.src[j-2] == '-' && s.src[j-3] == '-' {
+				s.pos = j + 1
+				break
+			}
+		}
+	}
+	s.raw = s.src[start:s.pos]
+	return html.CommentToken
+}
+
+// bogusComment reads markup up to the next '>' as a comment.
+func (s *scanner) bogusComment(start, from int) html.TokenType {
+	end := bytes.IndexByte(s.src[from:], '>')
+	if end < 0 {
+		s.pos = len(s.src)
+	} else {
+		s.pos = from + end + 1
+	}
+	s.raw = s.src[start:s.pos]
+	return html.CommentToken
+}
+
+// Err is io.EOF once Next has returned ErrorToken: the scanner never fails.
+func (s *scanner) Err() error { return io.EOF }
+
+// Raw returns the current token as stored.
+func (s *scanner) Raw() []byte { return s.raw }
+
+// Text returns the current text token with its entities decoded.
+func (s *scanner) Text() []byte { return s.text }
+
+// TagAttr returns the next attribute of the current start tag, its value with
+// entities decoded, and whether there are more.
+func (s *scanner) TagAttr() (key, val []byte, more bool) {
+	r := s.raw
+	i := s.attr
+	if i < 0 {
+		// Skip "<" and the name.
+		i = 1
+		for i < len(r) && !isHTMLSpace(r[i]) && r[i] != '/' && r[i] != '>' {
+			i++
+		}
+	}
+	for i < len(r) && (isHTMLSpace(r[i]) || r[i] == '/') {
+		i++
+	}
+	if i >= len(r) || r[i] == '>' {
+		s.attr = len(r)
+		return nil, nil, false
+	}
+	ks := i
+	i++
+	for i < len(r) && !isHTMLSpace(r[i]) && r[i] != '/' && r[i] != '>' && r[i] != '=' {
+		i++
+	}
+	key = bytes.ToLower(r[ks:i])
+	j := i
+	for j < len(r) && isHTMLSpace(r[j]) {
+		j++
+	}
+	if j < len(r) && r[j] == '=' {
+		j++
+		for j < len(r) && isHTMLSpace(r[j]) {
+			j++
+		}
+		if j < len(r) && (r[j] == '"' || r[j] == '\'') {
+			q := r[j]
+			k := bytes.IndexByte(r[j+1:], q)
+			if k < 0 {
+				val, i = r[j+1:], len(r)
+			} else {
+				val, i = r[j+1:j+1+k], j+2+k
+			}
+		} else {
+			vs := j
+			for j < len(r) && !isHTMLSpace(r[j]) && r[j] != '>' {
+				j++
+			}
+			val, i = r[vs:j], j
+		}
+		if bytes.IndexByte(val, '&') >= 0 {
+			val = unescapeAttr(val)
+		}
+		if bytes.IndexByte(val, 0) >= 0 {
+			val = bytes.ReplaceAll(val, []byte{0}, []byte("\ufffd")) // as the Tokenizer does
+		}
+	}
+	s.attr = i
+	for i < len(r) && (isHTMLSpace(r[i]) || r[i] == '/') {
+		i++
+	}
+	return key, val, i < len(r) && r[i] != '>'
+}
+
+// unescapeAttr decodes the character references of an attribute value. In
+// attributes a named reference not closed by ';' stays as it is when a letter,
+// digit or '=' follows (HTML5, Sec. 13.2.5.73): "?a=1&region=US" keeps its
+// "&region", which text would read as "®ion", while "&amp" at the end of a
+// value is "&".
+func unescapeAttr(v []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '&' {
+			continue
+		}
+		j := i + 1
+		for j < len(v) && j-i <= 32 && (isASCIILetter(v[j]) || v[j] >= '0' && v[j] <= '9' || v[j] == '#') {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		end := j // the reference, without its ';'
+		if j < len(v) && v[j] == ';' {
+			end = j + 1
+		} else if j < len(v) && v[j] == '=' {
+			continue
+		}
+		dec := html.UnescapeString(string(v[i:end]))
+		if end == j && strings.IndexFunc(dec, func(r rune) bool { return r < 0x80 && (isASCIILetter(byte(r)) || r >= '0' && r <= '9') }) >= 0 {
+			continue // not all of the name is one reference: kept as written
+		}
+		out = append(append(out, v[last:i]...), dec...)
+		last = end
+		i = end - 1
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}
