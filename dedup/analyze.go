@@ -203,10 +203,11 @@ type nearIndex struct {
 	docs      []nearDoc
 	buf       []matcher.Candidate
 	sites     siteNames
-	pages     []uint32 // per site number: kept pages
-	qbuf      features.Bag
-	cbuf      features.Bag
-	kbuf      features.Bag
+	pages     []uint32     // per site number: kept pages
+	qown      features.Bag // the query less its site's frame
+	qbuf      features.Bag // ... and less a candidate's site's frame
+	cbuf      features.Bag // a candidate less both sites' frames
+	kbuf      features.Bag // a candidate's bag from the index
 }
 
 func (d *Deduper) nearIdx() *nearIndex {
@@ -348,6 +349,11 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 	if !ok {
 		qsite = noSite // no kept page of the site yet
 	}
+	if d.opts.FrameFilter {
+		// The page less its own site's frame, once; each candidate of another
+		// site takes that site's frame off it too.
+		x.qown = x.content(idx, qsite, qsite, bag, x.qown)
+	}
 	best, bestSim := -1, 0.0
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
@@ -357,13 +363,17 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		}
 		sim := c.Sim
 		if d.opts.FrameFilter {
-			x.qbuf = x.content(idx, qsite, kd.site, bag, x.qbuf)
+			q := x.qown
+			if kd.site != qsite {
+				x.qbuf = x.content(idx, kd.site, kd.site, x.qown, x.qbuf)
+				q = x.qbuf
+			}
 			x.kbuf = idx.AppendBag(x.kbuf[:0], int(kd.num))
 			x.cbuf = x.content(idx, kd.site, qsite, x.kbuf, x.cbuf)
-			if len(x.qbuf) == 0 || len(x.cbuf) == 0 {
+			if len(q) == 0 || len(x.cbuf) == 0 {
 				continue // nothing but frame: no evidence either way
 			}
-			sim = features.Jaccard(x.qbuf, x.cbuf)
+			sim = features.Jaccard(q, x.cbuf)
 		}
 		if sim < tau {
 			continue

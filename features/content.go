@@ -90,8 +90,9 @@ func headingTag(name []byte) bool {
 // blockState follows the open elements that matter for blocks while tokenizing.
 // Depths are clamped at zero: real pages close elements they never opened.
 type blockState struct {
-	cur                          block
-	linkDepth, headDepth, chrome int
+	cur               block
+	inLink            bool
+	headDepth, chrome int
 }
 
 // cut ends the current block at the end of the text.
@@ -116,7 +117,7 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 		// Links do not nest (an <a> start tag closes an open one), so a flag,
 		// not a depth: a depth leaked by one unmatched tag made the rest of a
 		// page link text (measured on a bellinghamherald.com story).
-		e.bs.linkDepth = max(d, 0)
+		e.bs.inLink = open
 		return
 	case headingTag(name):
 		e.cut()
@@ -138,7 +139,7 @@ func (e *Extractor) blockText(n0 int) {
 		return
 	}
 	b := &e.bs.cur
-	if e.bs.linkDepth > 0 {
+	if e.bs.inLink {
 		b.link += n
 	}
 	if e.bs.headDepth > 0 {
