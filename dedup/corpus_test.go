@@ -234,9 +234,10 @@ func TestSameFrameDifferentStory(t *testing.T) {
 	if pairs == 0 {
 		t.Skip("no corpus")
 	}
-	// Issue target: at most 1% of same-frame pairs. A page is reported at most
-	// once, so this counts pages; it is a bound on pairs as well.
-	if float64(fps) > 0.01*float64(pairs) {
+	// Issue 6: different articles of one site are not reported. Measured
+	// 2026-11-23: none of the 8,550 pairs (5 before sidebars named so were
+	// left out of the main text).
+	if fps > 0 {
 		t.Errorf("%d of %d same-frame pairs reported", fps, pairs)
 	}
 }
@@ -286,12 +287,9 @@ func TestCrossSiteFalsePositives(t *testing.T) {
 		t.Logf("cross-site: %s -> %s (%s %.2f)", ps[i].url, ps[k].url, dups[i].Method, dups[i].Similarity)
 	}
 	t.Logf("%d pages (%d pairs): %d cross-site reports of listed pairs, %d others; %d same-site", n, n*(n-1)/2, known, fp, st.NearSameSite)
-	// Measured with the defaults (2026-11-23): 1 other, a short
-	// geeksaresexy.net post matched to a healthcare-economist.com post by the
-	// blog platform's boilerplate, which no filter has seen often enough. More
-	// is a regression.
-	if n > 0 && fp > 1 {
-		t.Errorf("%d cross-site reports outside the listed overlapping pages, want at most 1", fp)
+	// Measured with the defaults (2026-11-23): none.
+	if n > 0 && fp > 0 {
+		t.Errorf("%d cross-site reports outside the listed overlapping pages, want none", fp)
 	}
 }
 

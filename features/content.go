@@ -1,6 +1,9 @@
 package features
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // Main-text selection. SpotSigs keeps the natural-language part of a page by
 // anchoring signatures at stopwords (SIGIR 2008, Sec. 1), but a site's frame
@@ -93,6 +96,84 @@ type blockState struct {
 	cur               block
 	inLink            bool
 	headDepth, chrome int
+	// Containers whose class or id names page furniture (unlikely): depth of
+	// each container element, and the one open unlikely region, if any.
+	depth      [len(containers)]int
+	unlikely   int // index in containers, or -1
+	unlikelyAt int // depth of that container where the region began
+	inUnlikely bool
+}
+
+// containers are the elements whose class or id is read for unlikelyName.
+var containers = [...]string{"div", "section"}
+
+func containerIdx(name []byte) int {
+	for i, c := range containers {
+		if string(name) == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// unlikelyName says whether an element's class and id values name page
+// furniture: Readability's unlikely-candidate words (mozilla/readability,
+// REGEXPS.unlikelyCandidates), unless a word naming content is there too
+// (okMaybeItsACandidate, "and" included as there: "sidebar-and-content"). Sidebars of a blog carry whole sentences ("if you
+// find anything interesting here, please link back"), which the paragraph
+// classifier cannot tell from a short post; their names can.
+func unlikelyName(v []byte) bool {
+	l := bytes.ToLower(v)
+	for _, ok := range []string{"and", "article", "body", "column", "content", "main", "shadow"} {
+		if bytes.Contains(l, []byte(ok)) {
+			return false
+		}
+	}
+	for _, u := range []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
+		"disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark", "replies", "rss",
+		"shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate",
+		"pagination", "pager", "popup"} {
+		if bytes.Contains(l, []byte(u)) {
+			return true
+		}
+	}
+	return false
+}
+
+// containerTag follows containers for the unlikely regions: a start tag (with
+// its attributes in z) or an end tag.
+func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
+	c := containerIdx(name)
+	if c < 0 {
+		return
+	}
+	bs := &e.bs
+	if !open {
+		if bs.inUnlikely && bs.unlikely == c && bs.depth[c] == bs.unlikelyAt {
+			bs.inUnlikely = false
+			e.cut()
+		}
+		bs.depth[c] = max(bs.depth[c]-1, 0)
+		return
+	}
+	bs.depth[c]++
+	if bs.inUnlikely {
+		return
+	}
+	// Readability tests class and id together: a content word in either
+	// keeps the element.
+	e.nfkc = e.nfkc[:0]
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == "class" || string(k) == "id" {
+			e.nfkc = append(append(e.nfkc, v...), ' ')
+		}
+	}
+	if len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
+		bs.inUnlikely, bs.unlikely, bs.unlikelyAt = true, c, bs.depth[c]
+		e.cut()
+	}
 }
 
 // cut ends the current block at the end of the text.
@@ -145,7 +226,7 @@ func (e *Extractor) blockText(n0 int) {
 	if e.bs.headDepth > 0 {
 		b.heading = true
 	}
-	if e.bs.chrome > 0 {
+	if e.bs.chrome > 0 || e.bs.inUnlikely {
 		b.chrome = true
 	}
 }

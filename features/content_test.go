@@ -61,6 +61,11 @@ func TestMainTextBlocks(t *testing.T) {
 			`<p>"This is a deal we have almost completed," Jewell told the club's official website.</p>` +
 			`<div class="foot"><p>Copyright and trade mark notice: this is a site of the group and all of the rights are reserved to it.</p></div></body>`,
 			[]string{"jewell", "mexico", "website"}, []string{"home"}, true},
+		{"a sidebar named so is not text, however it reads", `<body><div class="post-body">` + storyPara +
+			`</div><div id="sidebar"><p>If you find anything interesting in the curious brain and decide to share it, please link back to the page.</p></div></body>`,
+			[]string{"council"}, []string{"curious", "interesting"}, true},
+		{"a content word keeps a container (Blogger's main widget)", `<body><div class="widget Blog" id="main"><div class="comments-and-content">` + storyPara + `</div></div></body>`,
+			[]string{"council", "ferry"}, nil, true},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
@@ -152,13 +157,13 @@ func TestMainTextCorpus(t *testing.T) {
 	if all.n < 1000 {
 		t.Fatalf("only %d pages with gold text", all.n)
 	}
-	// Measured 2026-11-23: 3,100 pages, main text found on 99.4%, recall
-	// 0.896, precision 0.831 against 0.676 for the whole page.
+	// Measured 2026-11-23: 3,100 pages, main text found on 98.2%, recall
+	// 0.889, precision 0.886 against 0.676 for the whole page.
 	if r := all.recall / n; r < 0.87 {
 		t.Errorf("mean recall of gold signatures %.3f, want >= 0.87", r)
 	}
-	if p, pw := all.prec/n, all.precAll/n; p < 0.80 || p < pw+0.12 {
-		t.Errorf("mean precision %.3f (whole page %.3f), want >= 0.80 and 0.12 above the whole page", p, pw)
+	if p, pw := all.prec/n, all.precAll/n; p < 0.86 || p < pw+0.18 {
+		t.Errorf("mean precision %.3f (whole page %.3f), want >= 0.86 and 0.18 above the whole page", p, pw)
 	}
 }
 

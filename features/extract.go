@@ -306,7 +306,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.text = e.text[:0]
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
-	e.bs = blockState{}
+	e.bs = blockState{unlikely: -1}
 	var skip string // raw-text element whose body we are skipping
 	var base *url.URL
 	baseParsed := false
@@ -333,6 +333,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 			if e.cfg.MainText {
 				if tt == html.StartTagToken {
 					e.blockTag(name, true)
+					e.containerTag(z, name, true)
 				} else if isBlockTag(name) {
 					e.cut()
 				}
@@ -373,6 +374,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 			}
 			if e.cfg.MainText && skip == "" {
 				e.blockTag(name, false)
+				e.containerTag(z, name, false)
 			}
 			if !isFormatting(name) {
 				e.space()

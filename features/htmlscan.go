@@ -27,6 +27,7 @@ type scanner struct {
 	rawTag string // raw text element whose content comes next ("" for none)
 	buf    []byte // decoded text
 	attr   int    // position of the next attribute in raw (TagAttr)
+	keys   []byte // keys TagAttr returned for this tag, NUL-separated
 }
 
 func (s *scanner) reset(src []byte) {
@@ -389,9 +390,47 @@ func (s *scanner) Raw() []byte { return s.raw }
 // Text returns the current text token with its entities decoded.
 func (s *scanner) Text() []byte { return s.text }
 
+// maxAttrDedup is how many attributes of a tag TagAttr checks for repeats.
+// The Tokenizer drops an attribute whose name came before in the tag (HTML5
+// Sec. 13.2.5.33); checking every pair would be quadratic in a hostile tag.
+const maxAttrDedup = 64
+
 // TagAttr returns the next attribute of the current start tag, its value with
-// entities decoded, and whether there are more.
+// entities decoded, and whether there may be more. A repeated attribute is
+// skipped, as the Tokenizer drops it.
 func (s *scanner) TagAttr() (key, val []byte, more bool) {
+	if s.attr < 0 {
+		s.keys = s.keys[:0]
+	}
+	for {
+		key, val, more = s.tagAttr()
+		if key == nil || s.firstKey(key) {
+			return key, val, more
+		}
+		if !more {
+			return nil, nil, false
+		}
+	}
+}
+
+// firstKey records key and says whether the tag had no attribute of that name
+// before it (within the first maxAttrDedup).
+func (s *scanner) firstKey(key []byte) bool {
+	if bytes.Count(s.keys, []byte{0}) >= maxAttrDedup {
+		return true
+	}
+	for rest := s.keys; len(rest) > 0; {
+		i := bytes.IndexByte(rest, 0)
+		if bytes.Equal(rest[:i], key) {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	s.keys = append(append(s.keys, key...), 0)
+	return true
+}
+
+func (s *scanner) tagAttr() (key, val []byte, more bool) {
 	r := s.raw
 	i := s.attr
 	if i < 0 {
