@@ -33,19 +33,24 @@ func BenchmarkRead(b *testing.B) {
 		b.Run(filepath.Base(p), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				r := NewReader(bytes.NewReader(data), p)
-				for {
-					_, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					io.Copy(io.Discard, r)
-				}
+				readEach(b, data, p, func(r *Reader, _ *Record) { io.Copy(io.Discard, r) })
 			}
 		})
+	}
+}
+
+// readEach reads every record of data and calls fn on it.
+func readEach(b *testing.B, data []byte, name string, fn func(*Reader, *Record)) {
+	r := NewReader(bytes.NewReader(data), name)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		fn(r, rec)
 	}
 }
 
@@ -114,19 +119,11 @@ func BenchmarkHTTPPayload(b *testing.B) {
 		b.Run(filepath.Base(p), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				r := NewReader(bytes.NewReader(data), p)
-				for {
-					rec, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
+				readEach(b, data, p, func(r *Reader, rec *Record) {
 					if rec.Type() == "response" {
 						ReadPayload(r, nil) // non-HTTP responses are skipped
 					}
-				}
+				})
 			}
 		})
 	}
