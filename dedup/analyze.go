@@ -191,7 +191,6 @@ type nearDoc struct {
 	digest string
 	site   uint32 // site number (nearIndex.sites)
 	num    uint32 // its number in its index (the bag is kept there, not here)
-	short  bool   // in the AF-SpotSigs index
 }
 
 // nearIndex holds the kept pages' signatures: one exact SpotSigs index over all
@@ -402,7 +401,7 @@ func (d *Deduper) nearAdd(it *item, r ref, digest string) {
 	if it.an.af != nil {
 		bag, idx = it.an.af, x.af
 	}
-	nd := nearDoc{ref: r, digest: digest, site: x.add(it.an.site), num: uint32(idx.Len()), short: it.an.af != nil}
+	nd := nearDoc{ref: r, digest: digest, site: x.add(it.an.site), num: uint32(idx.Len())}
 	idx.Add(id, bag)
 	if idx.Len() != int(nd.num)+1 {
 		panic("dedup: an empty bag reached the near-duplicate index") // ok pages have signatures

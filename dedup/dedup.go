@@ -63,7 +63,7 @@ type Options struct {
 	// another site, where frames share nothing and all overlap is content.
 	SameSiteTau, ShortTau, CrossSiteTau float64
 	// FrameFilter judges pairs without the signatures that occur in many of a
-	// site's kept pages (see siteFrame).
+	// site's kept pages (see nearIndex.isFrame).
 	FrameFilter bool
 	// MainText takes spot signatures from the blocks of a page that read as
 	// running text only (features.Config.MainText).
