@@ -33,15 +33,14 @@ func BenchmarkRead(b *testing.B) {
 		b.Run(filepath.Base(p), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				readEach(b, data, p, func(r *Reader, _ *Record) { io.Copy(io.Discard, r) })
+				readEach(b, NewReader(bytes.NewReader(data), p), func(r *Reader, _ *Record) { io.Copy(io.Discard, r) })
 			}
 		})
 	}
 }
 
-// readEach reads every record of data and calls fn on it.
-func readEach(b *testing.B, data []byte, name string, fn func(*Reader, *Record)) {
-	r := NewReader(bytes.NewReader(data), name)
+// readEach reads every record of r and calls fn on it.
+func readEach(b *testing.B, r *Reader, fn func(*Reader, *Record)) {
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -66,21 +65,14 @@ func BenchmarkPassThrough(b *testing.B) {
 				r := NewReader(bytes.NewReader(data), p)
 				r.KeepRaw, r.VerifyDigests = true, true
 				w := NewWriter(io.Discard, gz)
-				for {
-					_, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
+				readEach(b, r, func(r *Reader, _ *Record) {
 					raw, err := r.Finish()
 					if err != nil {
 						b.Fatal(err)
 					}
 					w.CopyRaw(raw)
 					raw.Release()
-				}
+				})
 			}
 		})
 	}
@@ -119,7 +111,7 @@ func BenchmarkHTTPPayload(b *testing.B) {
 		b.Run(filepath.Base(p), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				readEach(b, data, p, func(r *Reader, rec *Record) {
+				readEach(b, NewReader(bytes.NewReader(data), p), func(r *Reader, rec *Record) {
 					if rec.Type() == "response" {
 						ReadPayload(r, nil) // non-HTTP responses are skipped
 					}
