@@ -65,7 +65,8 @@ func pagesWARCb(t testing.TB, pages []page) []byte {
 }
 
 // nearFoundSims runs the pipeline and returns, for each input position, the
-// position of the record it was found to duplicate, or -1, and its report line.
+// position of the record it was found to duplicate or to be in containment
+// with (see containShare), or -1, and its report line.
 func nearFoundSims(t *testing.T, opts Options, pages []page) ([]int, Stats, []Duplicate) {
 	t.Helper()
 	in := pagesWARC(t, pages)
@@ -90,7 +91,7 @@ func nearFoundSims(t *testing.T, opts Options, pages []page) ([]int, Stats, []Du
 		if err := dec.Decode(&dup); err != nil {
 			break
 		}
-		if dup.Kind == "duplicate" {
+		if dup.Kind == "duplicate" || dup.Kind == "containment" {
 			found[pos[dup.RecordID]] = pos[dup.KeptID]
 			dups[pos[dup.RecordID]] = dup
 		}
@@ -149,6 +150,7 @@ func TestRealPairs(t *testing.T) {
 	want := map[string]bool{"cross_site_same_core": true, "same_site_near_duplicate": true, "same_url_recrawl": true}
 	hits := map[string]int{}
 	total := map[string]int{}
+	contained := 0 // found as a containment (annotated), not as a near duplicate
 	for _, p := range readPairs(t) {
 		if !want[p.Category] {
 			continue
@@ -157,7 +159,11 @@ func TestRealPairs(t *testing.T) {
 		total[p.Category]++
 		if found[1] == 0 {
 			hits[p.Category]++
-			t.Logf("found %s: %s vs %s (%s %.2f)", p.Category, p.A.URL, p.B.URL, dups[1].Method, dups[1].Similarity)
+			if dups[1].Kind == "containment" {
+				contained++
+			}
+			t.Logf("found %s: %s vs %s (%s %s %.2f, containment %.2f)", p.Category, p.A.URL, p.B.URL,
+				dups[1].Kind, dups[1].Method, dups[1].Similarity, dups[1].Containment)
 		} else {
 			t.Logf("missed %s: %s vs %s", p.Category, p.A.URL, p.B.URL)
 		}
@@ -170,14 +176,16 @@ func TestRealPairs(t *testing.T) {
 	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
 		t.Errorf("re-crawls of one URL missed")
 	}
-	// Measured 2026-11-23: 8 of 8 same-site, 9 of 10 cross-site (the miss, a
-	// long msn.com page holding a cbsnews.com story among much else, shares
-	// 16% of its main-text signatures with it).
-	if hits["same_site_near_duplicate"] < total["same_site_near_duplicate"] {
-		t.Errorf("same-site near duplicates: %d of %d", hits["same_site_near_duplicate"], total["same_site_near_duplicate"])
+	// Measured 2026-11-23: 8 of 8 same-site, 10 of 10 cross-site, one of
+	// them (a long msn.com article holding the cbsnews.com Earhart story, at
+	// Jaccard 0.20 on their content signatures) as a containment, annotated.
+	for _, c := range []string{"same_site_near_duplicate", "cross_site_same_core"} {
+		if hits[c] < total[c] {
+			t.Errorf("%s: %d of %d found", c, hits[c], total[c])
+		}
 	}
-	if hits["cross_site_same_core"] < total["cross_site_same_core"]-1 {
-		t.Errorf("cross-site copies: %d of %d", hits["cross_site_same_core"], total["cross_site_same_core"])
+	if contained > 1 {
+		t.Errorf("%d real pairs found only as containments, want at most 1: near duplicates became annotations", contained)
 	}
 }
 
@@ -362,5 +370,84 @@ func TestRecrawlPairNear(t *testing.T) {
 	}
 	if n != 6 || d.Stats.NearRevisits != 6 {
 		t.Errorf("%d duplicates reported, %d near revisits; want the 6 token-only re-captures (the 7th changed page is a 403)", n, d.Stats.NearRevisits)
+	}
+}
+
+// TestContainment: the corpus's cbsnews.com Earhart story and the longer
+// msn.com article that holds it are a containment, not a near duplicate, in
+// either order. Both pages are kept byte for byte; the pair is reported with
+// its direction, and with --near=annotate a metadata record after the later
+// page names the kept one. The default output is the input, byte for byte.
+func TestContainment(t *testing.T) {
+	cbs := page{id: "cbs", url: "http://www.cbsnews.com/8301-201_162-57478379/latest-amelia-earhart-search-falls-short/",
+		html: "dragnet/pages/cbsnews.com/100.html.gz"}
+	msn := page{id: "msn", url: "http://www.msnbc.msn.com/id/48294366/ns/technology_and_science-science/t/searchers-find-no-sign-amelia-earharts-plane/",
+		html: "dragnet/pages/msn.com/143.html.gz"}
+	for _, tc := range []struct {
+		pages []page
+		dir   string // the later page's direction
+		key   string // the annotation's first field
+	}{
+		{[]page{cbs, msn}, "contains", "contains-text-of"},
+		{[]page{msn, cbs}, "contained-in", "text-contained-in"},
+	} {
+		in := pagesWARC(t, tc.pages)
+		for _, mode := range []NearMode{NearRevisit, NearAnnotate} {
+			var out, rep bytes.Buffer
+			opts := DefaultOptions()
+			opts.Near = mode
+			opts.Report = &rep
+			d := New(opts)
+			if err := d.Run(bytes.NewReader(in), "pages", &out, false); err != nil {
+				t.Fatal(err)
+			}
+			var dup Duplicate
+			if err := json.Unmarshal(rep.Bytes(), &dup); err != nil {
+				t.Fatalf("report %q: %v", rep.String(), err)
+			}
+			later, kept := tc.pages[1], tc.pages[0]
+			if dup.Kind != "containment" || dup.Direction != tc.dir || dup.URI != later.url || dup.KeptURI != kept.url ||
+				dup.Relation != "cross-site" || dup.Containment < containShare || dup.Similarity >= opts.CrossSiteTau {
+				t.Errorf("%s first, mode %d: report %+v", kept.id, mode, dup)
+			}
+			if d.Stats.Containments != 1 || d.Stats.NearRevisits != 0 || d.Stats.Revisits != 0 {
+				t.Errorf("stats %+v", d.Stats)
+			}
+			// The records: both pages unchanged, then the annotation if asked for.
+			r := warcio.NewReader(bytes.NewReader(out.Bytes()), "out")
+			r.KeepRaw = true
+			var types []string
+			var block []byte
+			for {
+				rec, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				types = append(types, rec.Type())
+				b, _ := io.ReadAll(r)
+				if rec.Type() == "metadata" {
+					block = b
+					if rec.Header.Get("WARC-Refers-To") != fmt.Sprintf("<urn:uuid:page-1-%s>", later.id) {
+						t.Errorf("annotation refers to %s", rec.Header.Get("WARC-Refers-To"))
+					}
+				}
+			}
+			want := "response response"
+			if mode == NearAnnotate {
+				want += " metadata"
+				if !bytes.HasPrefix(block, []byte(tc.key+": <urn:uuid:page-0-"+kept.id+">\r\n")) ||
+					!bytes.Contains(block, []byte("\r\ncontainment: 0.")) {
+					t.Errorf("annotation block:\n%s", block)
+				}
+			} else if !bytes.Equal(out.Bytes(), in) {
+				t.Errorf("default output differs from the input")
+			}
+			if got := strings.Join(types, " "); got != want {
+				t.Errorf("records out: %s, want %s", got, want)
+			}
+		}
 	}
 }

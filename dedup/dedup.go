@@ -94,6 +94,7 @@ type Stats struct {
 	EmptyFiles      int // inputs without a single record
 	NearRevisits    int // near duplicates replaced by revisit records
 	Annotations     int // near duplicates kept, with a metadata record added
+	Containments    int // pages that hold a kept page's text or are held in one: kept, reported
 	NearSameSite    int // near duplicates of a page of the same site
 	NearCrossSite   int // ... of a page of another site
 }
@@ -334,10 +335,16 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			}
 			d.henzinger().add(it, r, digest)
 		} else if it.an.ok {
-			if m, found := d.nearMatch(it); found {
+			m, found := d.nearMatch(it)
+			if found && m.contain == notContained {
 				return d.writeNear(name, it, digest, r, m, w)
 			}
 			d.nearAdd(it, r, digest)
+			if found {
+				d.exact[digest] = r
+				d.Stats.EligibleUnique++
+				return d.writeContainment(name, it, digest, m, w)
+			}
 		}
 		d.exact[digest] = r
 		d.Stats.EligibleUnique++
@@ -393,6 +400,36 @@ func (d *Deduper) writeNear(name string, it *item, digest string, self ref, m ma
 	return d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
 		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action})
+}
+
+// writeContainment writes a page that holds a kept page's text, or is held in
+// one (see containShare), unchanged: each side has text the other lacks, so
+// neither replaces the other. The pair goes to the report and, with
+// --near=annotate, into a metadata record after the page; the default output
+// keeps one record for each input record.
+func (d *Deduper) writeContainment(name string, it *item, digest string, m match, w *warcio.Writer) error {
+	rec := it.rec
+	if err := d.pass(w, rec, it.raw); err != nil {
+		return err
+	}
+	action := "report"
+	if d.opts.Near == NearAnnotate {
+		action = "annotate"
+		h, block := annotation(rec, digest, m)
+		if err := w.WriteRecord(h, block); err != nil {
+			return err
+		}
+		d.Stats.add(&d.Stats.Out, "metadata")
+	}
+	d.Stats.Containments++
+	dir := "contains"
+	if m.contain == heldByKept {
+		dir = "contained-in"
+	}
+	return d.report.containment(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
+		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
+		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action,
+		Direction: dir, Containment: m.share})
 }
 
 func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {

@@ -28,9 +28,22 @@ type match struct {
 	kept       ref
 	keptDigest string
 	method     string
-	similarity float64
+	similarity float64 // Jaccard
 	relation   string
+	// For a containment, not a near duplicate (see containShare): which side
+	// holds the other's text, and the share of the smaller side held.
+	contain containment
+	share   float64
 }
+
+// containment says which page of a containment pair holds the other's text.
+type containment uint8
+
+const (
+	notContained containment = iota
+	holdsKept                // the new page holds the kept page's text
+	heldByKept               // the new page's text is held in the kept page
+)
 
 func formatSim(s float64) string { return strconv.FormatFloat(s, 'f', 4, 64) }
 
@@ -49,18 +62,29 @@ func nearRevisit(rec *warcio.Record, ownDigest string, m match) *warcio.Header {
 }
 
 // annotation builds a metadata record saying that rec, which is kept whole, is a
-// near duplicate of the kept capture (--near=annotate).
+// near duplicate of the kept capture, or holds its text or is held in it (a
+// containment); for --near=annotate.
 func annotation(rec *warcio.Record, ownDigest string, m match) (*warcio.Header, []byte) {
+	what, key := "near-duplicate-annotation", "near-duplicate-of"
+	switch m.contain {
+	case holdsKept:
+		what, key = "containment-annotation", "contains-text-of"
+	case heldByKept:
+		what, key = "containment-annotation", "text-contained-in"
+	}
 	h := &warcio.Header{Version: rec.Header.Version, Fields: []warcio.Field{
 		{Name: "WARC-Type", Value: "metadata"},
-		{Name: "WARC-Record-ID", Value: NewID(rec.ID(), "near-duplicate-annotation")},
+		{Name: "WARC-Record-ID", Value: NewID(rec.ID(), what)},
 		{Name: "WARC-Date", Value: rec.Header.Get("WARC-Date")},
 		{Name: "WARC-Target-URI", Value: rec.Header.Get("WARC-Target-URI")},
 		{Name: "WARC-Refers-To", Value: rec.ID()},
 		{Name: "Content-Type", Value: "application/warc-fields"},
 	}}
-	block := fmt.Sprintf("near-duplicate-of: %s\r\nnear-duplicate-of-uri: %s\r\nnear-duplicate-of-date: %s\r\n"+
-		"near-duplicate-of-digest: %s\r\npayload-digest: %s\r\nmethod: %s\r\nsimilarity: %s\r\nrelation: %s\r\n",
-		m.kept.id, m.kept.uri, m.kept.date, m.keptDigest, ownDigest, m.method, formatSim(m.similarity), m.relation)
+	block := fmt.Sprintf("%[1]s: %[2]s\r\n%[1]s-uri: %[3]s\r\n%[1]s-date: %[4]s\r\n%[1]s-digest: %[5]s\r\n"+
+		"payload-digest: %[6]s\r\nmethod: %[7]s\r\nsimilarity: %[8]s\r\nrelation: %[9]s\r\n",
+		key, m.kept.id, m.kept.uri, m.kept.date, m.keptDigest, ownDigest, m.method, formatSim(m.similarity), m.relation)
+	if m.contain != notContained {
+		block += "containment: " + formatSim(m.share) + "\r\n"
+	}
 	return h, []byte(block)
 }

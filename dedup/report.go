@@ -11,7 +11,7 @@ import (
 // Duplicate is one line of the curators' report: a record that was found to
 // duplicate an earlier, kept one.
 type Duplicate struct {
-	Kind       string  `json:"kind"` // "duplicate"
+	Kind       string  `json:"kind"` // "duplicate" or "containment"
 	File       string  `json:"file"`
 	URI        string  `json:"uri"`
 	Date       string  `json:"date"`
@@ -22,7 +22,12 @@ type Duplicate struct {
 	Method     string  `json:"method"`     // "exact", "spotsigs", "af-spotsigs", "simhash"
 	Similarity float64 `json:"similarity"` // 1 for exact duplicates
 	Relation   string  `json:"relation"`   // "same-site" or "cross-site"
-	Action     string  `json:"action"`     // "revisit" or "annotate"
+	Action     string  `json:"action"`     // "revisit", "annotate", or "report" (a containment, default mode)
+	// For kind "containment" lines: "contains" (the record holds the kept
+	// record's text) or "contained-in" (its text is held in the kept record),
+	// and the share of the smaller side's text found in the other.
+	Direction   string  `json:"direction,omitempty"`
+	Containment float64 `json:"containment,omitempty"`
 }
 
 // Cluster is the report's line for a kept record and every record found to
@@ -65,6 +70,16 @@ func (r *report) duplicate(d Duplicate) error {
 	}
 	c.Size++
 	c.Members = append(c.Members, d.RecordID)
+	return r.enc.Encode(d)
+}
+
+// containment writes the line of a containment pair; it joins no cluster, since
+// neither record stands for the other.
+func (r *report) containment(d Duplicate) error {
+	if r == nil {
+		return nil
+	}
+	d.Kind = "containment"
 	return r.enc.Encode(d)
 }
 

@@ -51,7 +51,10 @@ WARC-Dedup-Method, -Similarity, -Relation and -Payload-Digest (the page's own di
 Pages are compared by their SpotSigs spot signatures (Theobald et al., SIGIR 2008),
 without the signatures common to many pages of a site (its frame). --near=annotate
 keeps such pages and adds a metadata record after each; --near=off keeps them as they
-are. --report writes a JSON line per duplicate for curators.
+are. --report writes a JSON line per duplicate for curators. A page that holds most of
+a kept page's text, or whose text is mostly in a kept page, without being a near
+duplicate (a long article quoting a wire story whole) is never replaced: it is
+reported ("kind":"containment"), and annotated with --near=annotate.
 
 Inputs may be files or directories (walked in name order; *.open and *.invalid files,
 which Heritrix leaves while writing, are skipped). With several inputs or a directory,
@@ -376,6 +379,9 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool) {
 	fmt.Fprintf(w, "records out: %s\n", counts(s.Out))
 	fmt.Fprintf(w, "revisits written: %d exact, %d near (%d same-site, %d cross-site); annotations: %d; payload bytes saved: %d\n",
 		s.Revisits, s.NearRevisits, s.NearSameSite, s.NearCrossSite, s.Annotations, s.BytesSaved)
+	if s.Containments > 0 {
+		fmt.Fprintf(w, "pages holding a kept page's text or held in one (kept whole, see --report): %d\n", s.Containments)
+	}
 	if s.Nonconforming > 0 {
 		fmt.Fprintf(w, "records not conforming to the standard (copied as they are): %d\n", s.Nonconforming)
 	}
