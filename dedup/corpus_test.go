@@ -451,3 +451,75 @@ func TestContainment(t *testing.T) {
 		}
 	}
 }
+
+// TestShortRecapture: a page with too little text for spot signatures (a
+// two-sentence post of the corpus, thecuriousbrain.com R628) re-captured
+// with a new comment count and time is a near duplicate of the first capture
+// by its main text's word bigrams; the same page under another URL is not
+// (see nearMatch: across URLs, such short "main text" is often a platform's
+// boilerplate).
+func TestShortRecapture(t *testing.T) {
+	html := string(loadHTML(t, "dragnet/pages/thecuriousbrain.com/R628.html.gz"))
+	recap := strings.NewReplacer("0 Comments", "3 Comments", "15:58", "16:04").Replace(html)
+	if recap == html {
+		t.Fatal("the page changed: no comment count or time to edit")
+	}
+	u := "http://thecuriousbrain.com/?p=34524"
+	var buf bytes.Buffer
+	w := warcio.NewWriter(&buf, false)
+	for i, p := range []struct{ uri, body string }{{u, html}, {"https://thecuriousbrain.com/?p=34524#top", recap}, {u + "0", recap}} {
+		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+			{Name: "WARC-Type", Value: "response"},
+			{Name: "WARC-Record-ID", Value: fmt.Sprintf("<urn:uuid:r%d>", i)},
+			{Name: "WARC-Date", Value: fmt.Sprintf("2026-01-0%dT00:00:00Z", i+1)},
+			{Name: "WARC-Target-URI", Value: p.uri},
+			{Name: "Content-Type", Value: "application/http; msgtype=response"},
+		}}
+		if err := w.WriteRecord(h, []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"+p.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rep bytes.Buffer
+	opts := DefaultOptions()
+	opts.Report = &rep
+	d := New(opts)
+	if err := d.Run(bytes.NewReader(buf.Bytes()), "recap", io.Discard, false); err != nil {
+		t.Fatal(err)
+	}
+	var dup Duplicate
+	if err := json.NewDecoder(&rep).Decode(&dup); err != nil {
+		t.Fatalf("no duplicate reported: %v", err)
+	}
+	if dup.RecordID != "<urn:uuid:r1>" || dup.KeptID != "<urn:uuid:r0>" || dup.Method != "bigrams" || dup.Similarity < opts.BigramsTau {
+		t.Errorf("report %+v", dup)
+	}
+	if d.Stats.NearRevisits != 1 {
+		t.Errorf("%d near revisits, want 1: the copy under another URL is kept", d.Stats.NearRevisits)
+	}
+	// Without the bigram route the page cannot be compared at all.
+	opts.BigramsBelow = 0
+	d = New(opts)
+	if err := d.Run(bytes.NewReader(buf.Bytes()), "recap", io.Discard, false); err != nil {
+		t.Fatal(err)
+	}
+	if d.Stats.NearRevisits != 0 {
+		t.Errorf("%d near revisits without bigrams: the page has enough spot signatures, pick another", d.Stats.NearRevisits)
+	}
+}
+
+func TestCanonURL(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"http://www.Example.com/a/B?x=1", "example.com/a/B?x=1"},
+		{"https://example.com/a/", "example.com/a"},
+		{"http://example.com/#top", "example.com"},
+		{"example.com/p?id=1#c", "example.com/p?id=1"},
+		{"http://WWW.EXAMPLE.COM", "example.com"},
+	} {
+		if got := canonURL(tc.a); got != tc.b {
+			t.Errorf("canonURL(%q) = %q, want %q", tc.a, got, tc.b)
+		}
+	}
+	if canonURL("http://example.com/A") == canonURL("http://example.com/a") {
+		t.Error("path case must count")
+	}
+}

@@ -65,6 +65,12 @@ type Options struct {
 	// FrameFilter judges pairs without the signatures that occur in many of a
 	// site's kept pages (see nearIndex.isFrame).
 	FrameFilter bool
+	// BigramsBelow: a page with main text but fewer spot signatures than this
+	// is compared by the word bigrams of its main text, at BigramsTau, with
+	// earlier captures of the same URL (0: off). Pages with fewer than 3 spot
+	// signatures (mainTextMinSpots) have no other way to be found.
+	BigramsBelow int
+	BigramsTau   float64
 	// MainText takes spot signatures from the blocks of a page that read as
 	// running text only (features.Config.MainText).
 	MainText bool
@@ -72,7 +78,8 @@ type Options struct {
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true}
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true,
+		BigramsBelow: mainTextMinSpots, BigramsTau: 0.7}
 }
 
 // Stats counts what a run did.

@@ -67,6 +67,14 @@ type Config struct {
 	// capped at 32 words to bound the cost on run-on "sentences".
 	AFMaxGram int
 
+	// BigramsBelow, if positive, makes Extract compute Doc.Bigrams for pages
+	// with fewer spot signatures than this: the word bigrams of the text
+	// SpotSigs read (the main text with MainText). A short story has too few
+	// spot signatures for a Jaccard to mean anything (one sentence has one or
+	// two), but every pair of adjacent words is evidence; the AF-SpotSigs
+	// paper's answer to short pages is likewise more features, not fewer.
+	BigramsBelow int
+
 	// ProseMinWords is the number of words (stopwords included) a sentence needs
 	// to count as prose for FamTextSimhash.
 	ProseMinWords int

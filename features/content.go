@@ -28,7 +28,12 @@ type block struct {
 	link       int32 // bytes of text inside <a>
 	heading    bool  // text inside h1-h6 or title
 	chrome     bool  // text inside nav, footer, aside, form controls
+	unlikely   bool  // text inside a container named as furniture (unlikelyName)
 }
+
+// furniture says whether the block is page furniture by its markup: chrome
+// elements always, containers named so unless strict is off (see mainText).
+func (b *block) furniture(strict bool) bool { return b.chrome || strict && b.unlikely }
 
 // Block classes (jusText's).
 const (
@@ -226,8 +231,11 @@ func (e *Extractor) blockText(n0 int) {
 	if e.bs.headDepth > 0 {
 		b.heading = true
 	}
-	if e.bs.chrome > 0 || e.bs.inUnlikely {
+	if e.bs.chrome > 0 {
 		b.chrome = true
+	}
+	if e.bs.inUnlikely {
+		b.unlikely = true
 	}
 }
 
@@ -272,14 +280,22 @@ func (e *Extractor) mainText() bool {
 	// good by jusText's length; then a second pass takes near-good blocks of
 	// any length above lengthLow as good, so the story is found rather than the
 	// page falling back to all its text, frame included.
-	for _, high := range [...]int{lengthHigh, lengthLow} {
-		for i := range bs {
-			cls[i] = classify(&bs[i], st[i], high)
-		}
-		runs(bs, st, cls, high)
-		e.idx = revise(bs, cls, e.idx)
-		if slices.Contains(cls, clsGood) {
-			break
+	// Containers named as furniture are left out first; when that leaves no
+	// good block, the page is judged again without that rule, as Readability
+	// retries without stripping unlikely candidates when too little text is
+	// left: an unclosed <div id="header"> holds the rest of the page, story
+	// included (measured on a hacknmod.com page of the issue-4 benchmark).
+passes:
+	for _, strict := range [...]bool{true, false} {
+		for _, high := range [...]int{lengthHigh, lengthLow} {
+			for i := range bs {
+				cls[i] = classify(&bs[i], st[i], high, strict)
+			}
+			runs(bs, st, cls, high)
+			e.idx = revise(bs, cls, e.idx, strict)
+			if slices.Contains(cls, clsGood) {
+				break passes
+			}
 		}
 	}
 	// Filter the words in place.
@@ -328,12 +344,12 @@ func cjkMarks(t []byte) int {
 
 // classify is jusText's context-free classification of one block. A block
 // without words (white space, a lone symbol) is clsNone: it is no neighbour.
-func classify(b *block, s blockStat, high int) uint8 {
+func classify(b *block, s blockStat, high int, strict bool) uint8 {
 	if s.words == 0 {
 		return clsNone
 	}
 	length := int(b.end - b.start)
-	if b.chrome {
+	if b.furniture(strict) {
 		return clsBad
 	}
 	if float64(b.link) > maxLinkDensity*float64(length) {
@@ -411,7 +427,7 @@ func runs(bs []block, st []blockStat, cls []uint8, high int) {
 // headings close before good text become near-good; short blocks take the
 // class of their non-short neighbours (good if both are good, or one good and
 // the other near-good; else bad); near-good blocks next to good ones are good.
-func revise(bs []block, all []uint8, idx []int) []int {
+func revise(bs []block, all []uint8, idx []int, strict bool) []int {
 	idx = idx[:0]
 	for i, c := range all {
 		if c != clsNone {
@@ -425,7 +441,7 @@ func revise(bs []block, all []uint8, idx []int) []int {
 	// is near-good (the headline before the story).
 	for k := range n {
 		b := &bs[idx[k]]
-		if !b.heading || b.chrome || cls(k) == clsGood || float64(b.link) > maxLinkDensity*float64(b.end-b.start) {
+		if !b.heading || b.furniture(strict) || cls(k) == clsGood || float64(b.link) > maxLinkDensity*float64(b.end-b.start) {
 			continue
 		}
 		dist := 0

@@ -35,6 +35,11 @@ type Doc struct {
 	SpotComparable bool
 	// AF is the AF-SpotSigs multi-set (FamAF): Spots plus the AF-only features.
 	AF Bag
+	// Bigrams is the multi-set of word bigrams of the text spot signatures
+	// were taken from, for pages with fewer than Config.BigramsBelow spot
+	// signatures and some main text (with Config.MainText); nil otherwise.
+	// Not serialized: it is the matcher's business, like MainText.
+	Bigrams Bag
 
 	// Simhash384 and Simhash64 are Charikar simhashes over all terms (FamSimhash).
 	// Simhash64 == Simhash384[0]: the 64-bit projection is the first word of the 384.

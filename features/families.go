@@ -22,6 +22,9 @@ func (e *Extractor) features(d *Doc) {
 		if f&FamAF != 0 {
 			d.AF = e.afBag(spots)
 		}
+		if d.Spots.Len() < e.cfg.BigramsBelow && (d.MainText || !e.cfg.MainText) {
+			d.Bigrams = e.bigrams()
+		}
 		if f&FamSpotSigs == 0 {
 			d.Spots = nil
 		}
@@ -98,6 +101,21 @@ func (e *Extractor) afBag(spots []uint64) Bag {
 			}
 		}
 		lastMark = i
+	}
+	return bagOfSorted(keys)
+}
+
+// bigrams is the multi-set of pairs of adjacent words, stopwords included.
+// Punctuation marks, where the configured families keep them (AF-SpotSigs,
+// text simhash), break pairs. Only short texts get here, so its cost is small.
+func (e *Extractor) bigrams() Bag {
+	keys := e.keys[len(e.keys):]
+	ws := e.words
+	for i := 1; i < len(ws); i++ {
+		if ws[i].flags&flagMark != 0 || ws[i-1].flags&flagMark != 0 {
+			continue
+		}
+		keys = append(keys, combine(combine(seedBigram, ws[i-1].hash), ws[i].hash))
 	}
 	return bagOfSorted(keys)
 }

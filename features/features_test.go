@@ -427,3 +427,30 @@ func TestPathologicalLinear(t *testing.T) {
 		t.Errorf("buffers of a huge page kept: words %d text %d keys %d", cap(e.words), cap(e.text), cap(e.keys))
 	}
 }
+
+// TestBigrams: pages with fewer spot signatures than Config.BigramsBelow get
+// the bigrams of their words, within sentences; others get none.
+func TestBigrams(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs
+	for _, tc := range []struct {
+		html  string
+		below int
+		want  int // distinct bigrams
+	}{
+		{"<p>Pixel heroes, villains and more pixels.</p>", 3, 5}, // pixel heroes | heroes villains | villains and | and more | more pixels
+		{"<p>Pixel heroes, villains and more pixels.</p>", 0, 0},
+		{"<p>One.</p>", 3, 0},
+		{"<p>the cat the cat</p>", 3, 2}, // the cat (x2) | cat the
+	} {
+		cfg.BigramsBelow = tc.below
+		e, err := NewExtractor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.Extract([]byte(tc.html), "text/html", "")
+		if len(d.Bigrams) != tc.want {
+			t.Errorf("%q below %d: %d bigrams, want %d", tc.html, tc.below, len(d.Bigrams), tc.want)
+		}
+	}
+}

@@ -79,6 +79,7 @@ const (
 	seedPunct    = 0x5075_6e63_7475_6174
 	seedSentence = 0x5365_6e74_656e_6365
 	seedSentGram = 0x5365_6e74_4772_616d
+	seedBigram   = 0x4269_6772_616d_7321
 	seedShingle  = 0x5368_696e_676c_6573
 	seedQGram    = 0x5147_7261_6d73_0000
 )

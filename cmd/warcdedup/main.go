@@ -106,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.opts.FrameFilter, "frame-filter", cfg.opts.FrameFilter, "judge pairs without the signatures common to many pages of a site (its frame)")
 	fl.BoolVar(&cfg.opts.MainText, "main-text", cfg.opts.MainText, "take spot signatures from the running text of a page only, not its navigation, teasers and footers")
 	fl.IntVar(&cfg.opts.ShortSpots, "short-spots", cfg.opts.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
+	fl.IntVar(&cfg.opts.BigramsBelow, "bigrams-below", cfg.opts.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL (0: never)")
+	fl.Float64Var(&cfg.opts.BigramsTau, "tau-bigrams", cfg.opts.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates an earlier capture of its URL")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
@@ -150,7 +152,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warcdedup: --method is spotsigs or henzinger, not %q\n", *method)
 		return exitUsage
 	}
-	for _, tau := range []float64{cfg.opts.SameSiteTau, cfg.opts.ShortTau, cfg.opts.CrossSiteTau} {
+	for _, tau := range []float64{cfg.opts.SameSiteTau, cfg.opts.ShortTau, cfg.opts.CrossSiteTau, cfg.opts.BigramsTau} {
 		if tau <= 0 || tau > 1 {
 			fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
 			return exitUsage
