@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"hash/fnv"
 	"strings"
 
 	"warcdedup/features"
@@ -217,10 +218,9 @@ const minAFFeatures = 20
 
 // nearDoc is a kept page in the near-duplicate index.
 type nearDoc struct {
-	ref
-	digest string
-	site   uint32    // site number (nearIndex.sites)
-	num    [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
+	ref  uint32    // its number in the reference store (refStore)
+	site uint32    // site number (nearIndex.sites)
+	num  [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
 }
 
 // noNum marks a family a kept page is not indexed in.
@@ -239,6 +239,7 @@ var famMethod = [3]string{"spotsigs", "af-spotsigs", "bigrams"}
 type family struct {
 	idx   *matcher.SpotSigs
 	pages []uint32 // per site number: kept pages in idx
+	urls  []uint64 // per number in idx: urlKey of the page (famBigrams only)
 }
 
 // nearIndex holds the kept pages' signatures, in one exact SpotSigs index per
@@ -254,6 +255,13 @@ type nearIndex struct {
 	qbuf  features.Bag // ... and less a candidate's site's frame
 	cbuf  features.Bag // a candidate less both sites' frames
 	kbuf  features.Bag // a candidate's bag from the index
+}
+
+// urlKey is a 64-bit hash of canonURL(u): kept pages hold it, not the URL.
+func urlKey(u string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(canonURL(u)))
+	return h.Sum64() | 1 // never 0, which means no URL in matchIn
 }
 
 // canonURL is a URL in the form two captures of one resource share: scheme,
@@ -400,10 +408,10 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		// platform for many local stations: measured on l3s-gn1, 0.72 for two
 		// different stories), and their little text gives a noisy Jaccard: they
 		// are held to the short-page threshold whatever the relation.
-		return d.matchIn(famAF, it.an.af, qsite, o.ShortTau, o.ShortTau, "")
+		return d.matchIn(famAF, it.an.af, qsite, o.ShortTau, o.ShortTau, 0)
 	}
 	if it.an.spotsOK {
-		if m, found := d.matchIn(famSpots, it.an.spots, qsite, o.SameSiteTau, o.CrossSiteTau, ""); found {
+		if m, found := d.matchIn(famSpots, it.an.spots, qsite, o.SameSiteTau, o.CrossSiteTau, 0); found {
 			return m, true
 		}
 	}
@@ -415,7 +423,7 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		// platform's boilerplate sentence; with the URL, none were, and
 		// re-capture recall rose from 0.943 to 0.975.
 		return d.matchIn(famBigrams, it.an.bigrams, qsite, o.BigramsTau, o.BigramsTau,
-			canonURL(it.rec.Header.Get("WARC-Target-URI")))
+			urlKey(it.rec.Header.Get("WARC-Target-URI")))
 	}
 	return match{}, false
 }
@@ -424,8 +432,8 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 // matcher gathers is judged on what is frame for neither site (with the frame
 // filter) and held to the threshold of its relation. A candidate that misses
 // it may still be a containment (SpotSigs only: see containShare). If url is
-// set, only kept pages of that canonical URL (canonURL) are candidates.
-func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau float64, url string) (match, bool) {
+// set, only kept pages whose canonical URL has that hash (urlKey) are candidates.
+func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau float64, url uint64) (match, bool) {
 	x := d.near
 	fm := &x.fam[f]
 	x.buf = fm.idx.MatchAll(bag, x.buf[:0])
@@ -440,7 +448,7 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
-		if url != "" && canonURL(kd.uri) != url {
+		if url != 0 && fm.urls[kd.num[f]] != url {
 			continue
 		}
 		tau := crossTau
@@ -492,24 +500,24 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 	switch {
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
-		return match{kept: kd.ref, keptDigest: kd.digest, method: famMethod[f], similarity: bestSim, relation: rel(kd)}, true
+		return match{keptNum: kd.ref, method: famMethod[f], similarity: bestSim, relation: rel(kd)}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := heldByKept
 		if contHolds {
 			how = holdsKept
 		}
-		return match{kept: kd.ref, keptDigest: kd.digest, method: famMethod[f], similarity: contSim, relation: rel(kd),
+		return match{keptNum: kd.ref, method: famMethod[f], similarity: contSim, relation: rel(kd),
 			contain: how, share: contShare}, true
 	}
 	return match{}, false
 }
 
 // nearAdd indexes a kept page in each family it has features of.
-func (d *Deduper) nearAdd(it *item, r ref, digest string) {
+func (d *Deduper) nearAdd(it *item, ref uint32) {
 	x := d.nearIdx()
 	id := uint32(len(x.docs))
-	nd := nearDoc{ref: r, digest: digest, site: x.sites.num(it.an.site), num: [3]uint32{noNum, noNum, noNum}}
+	nd := nearDoc{ref: ref, site: x.sites.num(it.an.site), num: [3]uint32{noNum, noNum, noNum}}
 	bags := [3]features.Bag{famBigrams: it.an.bigrams}
 	if it.an.af != nil {
 		bags[famAF] = it.an.af
@@ -525,6 +533,9 @@ func (d *Deduper) nearAdd(it *item, r ref, digest string) {
 		fm.idx.Add(id, bag)
 		if fm.idx.Len() != int(nd.num[f])+1 {
 			panic("dedup: an empty bag reached the near-duplicate index") // ok pages have signatures
+		}
+		if f == famBigrams {
+			fm.urls = append(fm.urls, urlKey(it.rec.Header.Get("WARC-Target-URI")))
 		}
 		for int(nd.site) >= len(fm.pages) {
 			fm.pages = append(fm.pages, 0)

@@ -113,18 +113,12 @@ func (s *Stats) add(m *map[string]int, k string) {
 	(*m)[k]++
 }
 
-// ref is what a revisit needs to know of the record it points at.
-type ref struct {
-	id, uri, date string
-	computed      string // the payload digest computed here, to confirm a recorded one
-}
-
 // Deduper runs the pipeline over one or more inputs, keeping its index of kept
 // payloads across them, so that a later file can refer to an earlier one.
 type Deduper struct {
 	opts   Options
-	exact  map[string]ref // payload digest -> earliest capture
-	near   *nearIndex     // kept pages' signatures, made on first use
+	exact  *refStore  // payload digest -> earliest capture
+	near   *nearIndex // kept pages' signatures, made on first use
 	hz     *henzingerIndex
 	report *report
 	Stats  Stats
@@ -132,11 +126,18 @@ type Deduper struct {
 
 // New returns a Deduper.
 func New(opts Options) *Deduper {
-	return &Deduper{opts: opts, exact: map[string]ref{}, report: newReport(opts.Report)}
+	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report)}
 }
 
-// Close ends the run: it writes the report's cluster lines.
-func (d *Deduper) Close() error { return d.report.close() }
+// Close ends the run: it writes the report's cluster lines and releases the
+// temporary file of kept records.
+func (d *Deduper) Close() error {
+	err := d.report.close()
+	if cerr := d.exact.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Run reads the input in (named name in errors) and writes the deduplicated
 // records to out, gzip-compressed if compress. A damaged input fails the run with a
@@ -326,7 +327,10 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	if digest == "" {
 		digest = pay.Digest
 	}
-	kept, dup := d.exact[digest]
+	kept, dup, err := d.exact.lookup(digest)
+	if err != nil {
+		return err
+	}
 	if dup && kept.computed != pay.Digest {
 		// The crawler recorded the same digest for different bytes. Matching on the
 		// recorded string alone would replace a unique payload: keep it.
@@ -335,26 +339,30 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	}
 	if !dup {
 		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
-			date: rec.Header.Get("WARC-Date"), computed: pay.Digest}
+			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest}
+		var m match
+		found := false
 		if it.an.ok && d.opts.Method == MethodHenzinger {
-			if m, found := d.henzinger().match(it); found {
-				return d.writeNear(name, it, digest, r, m, w)
-			}
-			d.henzinger().add(it, r, digest)
+			m, found = d.henzinger().match(it)
 		} else if it.an.ok {
-			m, found := d.nearMatch(it)
-			if found && m.contain == notContained {
-				return d.writeNear(name, it, digest, r, m, w)
-			}
-			d.nearAdd(it, r, digest)
-			if found {
-				d.exact[digest] = r
-				d.Stats.EligibleUnique++
-				return d.writeContainment(name, it, digest, m, w)
-			}
+			m, found = d.nearMatch(it)
 		}
-		d.exact[digest] = r
+		if found && m.contain == notContained {
+			return d.writeNear(name, it, r, m, w)
+		}
+		n, err := d.exact.add(r)
+		if err != nil {
+			return err
+		}
 		d.Stats.EligibleUnique++
+		if it.an.ok && d.opts.Method == MethodHenzinger {
+			d.henzinger().add(it, n)
+		} else if it.an.ok {
+			d.nearAdd(it, n)
+		}
+		if found {
+			return d.writeContainment(name, it, r, m, w)
+		}
 		return d.pass(w, rec, raw)
 	}
 	h := Revisit(rec, digest, kept.id, kept.uri, kept.date)
@@ -375,8 +383,11 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 
 // writeNear writes a near duplicate: a revisit record, or the record unchanged
 // followed by an annotation.
-func (d *Deduper) writeNear(name string, it *item, digest string, self ref, m match, w *warcio.Writer) error {
-	rec := it.rec
+func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.Writer) error {
+	rec, digest := it.rec, self.digest
+	if err := d.resolve(&m); err != nil {
+		return err
+	}
 	if m.relation == "same-site" {
 		d.Stats.NearSameSite++
 	} else {
@@ -389,7 +400,9 @@ func (d *Deduper) writeNear(name string, it *item, digest string, self ref, m ma
 			return err
 		}
 		// The page is kept: a later exact copy of it refers to it.
-		d.exact[digest] = self
+		if _, err := d.exact.add(self); err != nil {
+			return err
+		}
 		h, block := annotation(rec, digest, m)
 		if err := w.WriteRecord(h, block); err != nil {
 			return err
@@ -414,8 +427,11 @@ func (d *Deduper) writeNear(name string, it *item, digest string, self ref, m ma
 // neither replaces the other. The pair goes to the report and, with
 // --near=annotate, into a metadata record after the page; the default output
 // keeps one record for each input record.
-func (d *Deduper) writeContainment(name string, it *item, digest string, m match, w *warcio.Writer) error {
-	rec := it.rec
+func (d *Deduper) writeContainment(name string, it *item, self ref, m match, w *warcio.Writer) error {
+	rec, digest := it.rec, self.digest
+	if err := d.resolve(&m); err != nil {
+		return err
+	}
 	if err := d.pass(w, rec, it.raw); err != nil {
 		return err
 	}
@@ -437,6 +453,13 @@ func (d *Deduper) writeContainment(name string, it *item, digest string, m match
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
 		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action,
 		Direction: dir, Containment: m.share})
+}
+
+// resolve reads the kept record of a match back from the store.
+func (d *Deduper) resolve(m *match) error {
+	r, err := d.exact.get(m.keptNum)
+	m.kept, m.keptDigest = r, r.digest
+	return err
 }
 
 func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {

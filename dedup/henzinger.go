@@ -70,13 +70,13 @@ func (x *henzingerIndex) match(it *item) (match, bool) {
 	if qs, ok := x.sites[it.an.site]; ok && kd.site == qs {
 		rel = "same-site"
 	}
-	return match{kept: kd.ref, keptDigest: kd.digest, method: "henzinger-b+c",
+	return match{keptNum: kd.ref, method: "henzinger-b+c",
 		similarity: float64(384-h.Dist) / 384, relation: rel}, true
 }
 
-func (x *henzingerIndex) add(it *item, r ref, digest string) {
+func (x *henzingerIndex) add(it *item, ref uint32) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, nearDoc{ref: r, digest: digest, site: x.sites.num(it.an.site)})
+	x.docs = append(x.docs, nearDoc{ref: ref, site: x.sites.num(it.an.site)})
 	x.shingl = append(x.shingl, it.an.shingles)
 	x.sim.Add(id, it.an.sim384)
 }

@@ -25,7 +25,8 @@ const (
 
 // match is a near-duplicate finding: the kept record and how it was found.
 type match struct {
-	kept       ref
+	keptNum    uint32 // the kept record's number in the reference store
+	kept       ref    // ... and what it holds, once resolved
 	keptDigest string
 	method     string
 	similarity float64 // Jaccard

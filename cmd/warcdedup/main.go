@@ -205,7 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := d.Close(); err != nil {
-		log.Error("writing the report", "err", err)
+		log.Error("ending the run (report, temporary index file)", "err", err)
 		return exitFailure
 	}
 	if rep != nil {

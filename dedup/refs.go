@@ -1,0 +1,157 @@
+package dedup
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ref is what a revisit needs to know of the record it points at.
+type ref struct {
+	id, uri, date string
+	digest        string // the payload digest as recorded (or computed, if none was)
+	computed      string // the payload digest computed here, to confirm a recorded one
+}
+
+// refStore keeps the references of the kept records, one per payload digest,
+// in a temporary file, and in memory only a 16-byte key of each digest and
+// the record's offset in the file. A reference is read back only when a
+// later record duplicates it, which is rare next to the records that are
+// kept, so the index's memory does not grow with the length of record IDs,
+// URIs and digests (issue 5: they were about 300 of the 2,570 bytes kept
+// per indexed page, counting the near index's copy, and every unique
+// payload of a run, image or page, has one).
+//
+// The file is removed as soon as it is created, so it goes away with the
+// process however the run ends; where the system cannot remove an open file,
+// close removes it.
+type refStore struct {
+	dir     string
+	f       *os.File
+	name    string // set while the file still has a name
+	w       *bufio.Writer
+	size    int64 // bytes appended
+	flushed int64 // bytes written through to f
+	off     []int64
+	byKey   map[digestKey]uint32
+	buf     []byte
+	err     error // sticky: the store is unusable after an I/O error
+}
+
+// digestKey stands for a payload digest string: its SHA-256, cut to 128
+// bits. Two different digests with one key are not expected in the life of
+// the universe; lookup compares the stored string all the same.
+type digestKey [16]byte
+
+func keyOf(digest string) digestKey {
+	sum := sha256.Sum256([]byte(digest))
+	return digestKey(sum[:16])
+}
+
+func newRefStore(dir string) *refStore {
+	return &refStore{dir: dir, byKey: map[digestKey]uint32{}}
+}
+
+// errRefStore wraps I/O errors of the temporary file.
+var errRefStore = errors.New("dedup: the temporary file of kept records")
+
+func (s *refStore) fail(err error) error {
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: %w", errRefStore, err)
+	}
+	return s.err
+}
+
+// add stores r as the kept record of its digest and returns its number.
+func (s *refStore) add(r ref) (uint32, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "warcdedup-refs-*")
+		if err != nil {
+			return 0, s.fail(err)
+		}
+		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+		if os.Remove(f.Name()) != nil {
+			s.name = f.Name()
+		}
+	}
+	b := s.buf[:0]
+	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed} {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	s.buf = b
+	n := uint32(len(s.off))
+	s.off = append(s.off, s.size)
+	if _, err := s.w.Write(b); err != nil {
+		return 0, s.fail(err)
+	}
+	s.size += int64(len(b))
+	s.byKey[keyOf(r.digest)] = n
+	return n, nil
+}
+
+// get reads reference n back.
+func (s *refStore) get(n uint32) (ref, error) {
+	if s.err != nil {
+		return ref{}, s.err
+	}
+	start := s.off[n]
+	end := s.size
+	if int(n)+1 < len(s.off) {
+		end = s.off[n+1]
+	}
+	if end > s.flushed {
+		if err := s.w.Flush(); err != nil {
+			return ref{}, s.fail(err)
+		}
+		s.flushed = s.size
+	}
+	b := make([]byte, end-start)
+	if _, err := s.f.ReadAt(b, start); err != nil {
+		return ref{}, s.fail(err)
+	}
+	var v [5]string
+	for i := range v {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return ref{}, s.fail(io.ErrUnexpectedEOF)
+		}
+		v[i], b = string(b[k:k+int(l)]), b[k+int(l):]
+	}
+	return ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4]}, nil
+}
+
+// lookup returns the kept record of a payload digest, if there is one.
+func (s *refStore) lookup(digest string) (ref, bool, error) {
+	n, ok := s.byKey[keyOf(digest)]
+	if !ok {
+		return ref{}, false, nil
+	}
+	r, err := s.get(n)
+	if err != nil || r.digest != digest {
+		return ref{}, false, err
+	}
+	return r, true, nil
+}
+
+// close releases the file.
+func (s *refStore) close() error {
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if s.name != "" {
+		if rerr := os.Remove(s.name); err == nil {
+			err = rerr
+		}
+	}
+	s.f = nil
+	return err
+}

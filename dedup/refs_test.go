@@ -1,0 +1,62 @@
+package dedup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestRefStore: references come back as they were stored, by number and by
+// digest; the temporary file leaves no name behind in its directory.
+func TestRefStore(t *testing.T) {
+	dir := t.TempDir()
+	s := newRefStore(dir)
+	var want []ref
+	for i := range 1000 {
+		r := ref{id: fmt.Sprintf("<urn:uuid:%d>", i), uri: fmt.Sprintf("http://example.com/%d?q=%s", i, string(make([]byte, i%300))),
+			date: "2026-11-23T12:00:00Z", digest: fmt.Sprintf("sha1:%032d", i), computed: fmt.Sprintf("sha1:%032d", i+1)}
+		if i%7 == 0 {
+			r.uri = "" // empty fields round-trip too
+		}
+		n, err := s.add(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(n) != i {
+			t.Fatalf("number %d, want %d", n, i)
+		}
+		want = append(want, r)
+		if i%97 == 0 { // reads between writes
+			if got, err := s.get(n); err != nil || got != r {
+				t.Fatalf("get(%d) = %+v, %v", n, got, err)
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the temporary file has a name in %s: %v", dir, ents)
+	}
+	for i, r := range want {
+		got, ok, err := s.lookup(r.digest)
+		if err != nil || !ok || got != r {
+			t.Fatalf("lookup %d: %+v %v %v", i, got, ok, err)
+		}
+	}
+	if _, ok, err := s.lookup("sha1:unknown"); ok || err != nil {
+		t.Errorf("unknown digest found: %v %v", ok, err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefStoreUnwritableDir: a store that cannot make its file says so,
+// naming what failed, and keeps saying so.
+func TestRefStoreUnwritableDir(t *testing.T) {
+	s := newRefStore("/nonexistent/dir")
+	_, err1 := s.add(ref{digest: "x"})
+	_, err2 := s.add(ref{digest: "y"})
+	if !errors.Is(err1, errRefStore) || !errors.Is(err2, errRefStore) || !errors.Is(err1, os.ErrNotExist) {
+		t.Fatalf("errors %v, %v", err1, err2)
+	}
+}
