@@ -2,7 +2,6 @@ package features
 
 import (
 	"bytes"
-	"slices"
 )
 
 // Main-text selection. SpotSigs keeps the natural-language part of a page by
@@ -276,27 +275,16 @@ func (e *Extractor) mainText() bool {
 		cls = append(cls, 0)
 	}
 	e.cls, e.bstat = cls, st
-	// A short story (a paragraph or two) may have no block long enough to be
-	// good by jusText's length; then a second pass takes near-good blocks of
-	// any length above lengthLow as good, so the story is found rather than the
-	// page falling back to all its text, frame included.
-	// Containers named as furniture are left out first; when that leaves no
+	// Containers named as furniture are left out first. When that leaves no
 	// good block, the page is judged again without that rule, as Readability
-	// retries without stripping unlikely candidates when too little text is
-	// left: an unclosed <div id="header"> holds the rest of the page, story
-	// included (measured on a hacknmod.com page of the issue-4 benchmark).
-passes:
-	for _, strict := range [...]bool{true, false} {
-		for _, high := range [...]int{lengthHigh, lengthLow} {
-			for i := range bs {
-				cls[i] = classify(&bs[i], st[i], high, strict)
-			}
-			runs(bs, st, cls, high)
-			e.idx = revise(bs, cls, e.idx, strict)
-			if slices.Contains(cls, clsGood) {
-				break passes
-			}
-		}
+	// retries without stripping unlikely candidates: an unclosed <div
+	// id="header"> holds the rest of the page, story included (measured on a
+	// hacknmod.com page of the issue-4 benchmark). Like Readability, the retry
+	// counts only if it finds retryMinText of text: on a page whose story is
+	// too short to be good, it found the comment form's "your email address
+	// will not be published" instead.
+	if !e.classify(bs, st, cls, true) && !e.classify(bs, st, cls, false) {
+		clear(cls) // nothing good
 	}
 	// Filter the words in place.
 	out := ws[:0]
@@ -316,6 +304,37 @@ passes:
 	}
 	e.words = out
 	return true
+}
+
+// retryMinText is Readability's charThreshold: the fewest bytes of good text
+// for which the pass without the unlikely-container rule is taken.
+const retryMinText = 500
+
+// classify runs jusText's classification of the blocks into cls, with the
+// unlikely-container rule if strict, and reports whether it found good text:
+// any block when strict, retryMinText bytes when not.
+func (e *Extractor) classify(bs []block, st []blockStat, cls []uint8, strict bool) bool {
+	// A short story (a paragraph or two) may have no block long enough to be
+	// good by jusText's length; then a second pass takes near-good blocks of
+	// any length above lengthLow as good, so the story is found rather than the
+	// page falling back to all its text, frame included.
+	for _, high := range [...]int{lengthHigh, lengthLow} {
+		for i := range bs {
+			cls[i] = classify(&bs[i], st[i], high, strict)
+		}
+		runs(bs, st, cls, high)
+		e.idx = revise(bs, cls, e.idx, strict)
+		good := 0
+		for i, c := range cls {
+			if c == clsGood {
+				good += int(bs[i].end - bs[i].start)
+			}
+		}
+		if good > 0 && (strict || good >= retryMinText) {
+			return true
+		}
+	}
+	return false
 }
 
 // blockStat counts the words of a block.
