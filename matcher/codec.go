@@ -52,15 +52,16 @@ func (s *SpotSigs) WriteTo(w io.Writer) (int64, error) {
 	put(s.tau.num)
 	put(s.tau.den)
 	put(uint64(len(s.docs)))
+	var b features.Bag
 	for d, dc := range s.docs {
-		_, end := s.span(uint32(d))
+		b = s.AppendBag(b[:0], d)
 		put(uint64(dc.id))
-		put(uint64(end - dc.start))
+		put(uint64(len(b)))
 		var prev uint64
-		for p := dc.start; p < end; p++ {
-			put(s.keys[p] - prev)
-			prev = s.keys[p]
-			put(uint64(s.cnts[p]))
+		for _, e := range b {
+			put(e.Key - prev)
+			prev = e.Key
+			put(uint64(e.N))
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -130,7 +131,7 @@ func DecodeSpotSigs(data []byte) (*SpotSigs, error) {
 			}
 			b = append(b, features.Entry{Key: key, N: uint32(c)})
 		}
-		if uint64(len(s.keys))+uint64(len(b)) > maxArena {
+		if uint64(s.arenaLen())+uint64(len(b)) > maxArena {
 			return nil, d.fail("too many entries")
 		}
 		s.Add(uint32(id), b)

@@ -41,7 +41,7 @@ func TestSeededRoundTrip(t *testing.T) {
 			t.Fatalf("query differs: %v vs %v", a, b)
 		}
 	}
-	t.Logf("%d documents, %d signatures: %d bytes", s.Len(), len(s.keys), len(data))
+	t.Logf("%d documents, %d signatures: %d bytes", s.Len(), s.arenaLen(), len(data))
 }
 
 func TestDecodeErrors(t *testing.T) {

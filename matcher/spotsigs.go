@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -71,8 +72,14 @@ type SpotSigs struct {
 	bounds []uint32 // partition boundaries, shared by all indexes with this tau
 
 	docs []doc
-	keys []uint64 // arena: signatures of all indexed documents, doc after doc
-	cnts []uint32
+	// The arena: the keys of all indexed documents, doc after doc, as uint32
+	// while every key indexed fits in 32 bits (k32), as uint64 from the first
+	// one that does not (k64; k32 is then nil). Counts are 1 but for the
+	// entries listed in over, by ascending arena position.
+	k32  []uint32
+	k64  []uint64
+	wide bool
+	over []overCount
 
 	slots []uint32 // 0 empty; arena position+1; or listTag|list number
 	used  int
@@ -90,6 +97,9 @@ type doc struct {
 	len   uint32 // multi-set length |d|: sum of counts
 	start uint32 // first arena position
 }
+
+// overCount is the count n != 1 of the arena entry at pos.
+type overCount struct{ pos, n uint32 }
 
 type plist struct {
 	key    uint64
@@ -149,27 +159,74 @@ func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots in
 	if l == 0 {
 		return
 	}
-	if uint64(len(s.keys))+uint64(len(bag)) > maxArena {
+	if uint64(s.arenaLen())+uint64(len(bag)) > maxArena {
 		panic("matcher: SpotSigs arena full")
 	}
 	d := uint32(len(s.docs))
-	start := uint32(len(s.keys))
+	start := uint32(s.arenaLen())
 	s.docs = append(s.docs, doc{id: id, len: uint32(l), start: start})
 	s.mark = append(s.mark, 0)
 	s.cidx = append(s.cidx, noCand)
+	if !s.wide && bag[len(bag)-1].Key > math.MaxUint32 {
+		s.widen()
+	}
 	// Grow the arena by the bag at once: appending entry by entry would
 	// double it, which for a one-page site index costs as much as the page.
-	s.keys = slices.Grow(s.keys, len(bag))
-	s.cnts = slices.Grow(s.cnts, len(bag))
+	if s.wide {
+		s.k64 = slices.Grow(s.k64, len(bag))
+	} else {
+		s.k32 = slices.Grow(s.k32, len(bag))
+	}
 	for i, e := range bag {
-		s.keys = append(s.keys, e.Key)
-		s.cnts = append(s.cnts, e.N)
+		if s.wide {
+			s.k64 = append(s.k64, e.Key)
+		} else {
+			s.k32 = append(s.k32, uint32(e.Key))
+		}
+		if e.N != 1 {
+			s.over = append(s.over, overCount{pos: start + uint32(i), n: e.N})
+		}
 		if hintSlots != 0 {
 			s.post(e.Key, start+uint32(i), d, hints[i], hintSlots)
 		} else {
 			s.post(e.Key, start+uint32(i), d, 0, 0)
 		}
 	}
+}
+
+// arenaLen is the number of entries in the arena.
+func (s *SpotSigs) arenaLen() int {
+	if s.wide {
+		return len(s.k64)
+	}
+	return len(s.k32)
+}
+
+// key is the key of arena entry p.
+func (s *SpotSigs) key(p uint32) uint64 {
+	if s.wide {
+		return s.k64[p]
+	}
+	return uint64(s.k32[p])
+}
+
+// widen moves the arena to 64-bit keys, once, when the first key that does
+// not fit in 32 bits arrives. Nothing else depends on the key width.
+func (s *SpotSigs) widen() {
+	s.k64 = make([]uint64, len(s.k32), cap(s.k32))
+	for i, k := range s.k32 {
+		s.k64[i] = uint64(k)
+	}
+	s.k32, s.wide = nil, true
+}
+
+// overFrom is the index in s.over of the first entry at arena position p or
+// later.
+func (s *SpotSigs) overFrom(p uint32) int {
+	i, _ := slices.BinarySearchFunc(s.over, p, func(o overCount, p uint32) int {
+		return int(int64(o.pos) - int64(p))
+	})
+	return i
 }
 
 // checkBag returns the multi-set length of b and panics on an invalid bag: a
@@ -550,31 +607,53 @@ func (s *SpotSigs) jaccard(x features.Bag, lx uint64, d uint32) (inter, union ui
 	ly := uint64(s.docs[d].len)
 	need := s.tau.need(lx + ly)
 	st, end := s.span(d)
-	keys, cnts := s.keys[st:end], s.cnts[st:end]
-	remX, remY := lx, ly
-	i, j := 0, 0
-	for i < len(x) && j < len(keys) {
-		if inter+min(remX, remY) < need {
-			return 0, 0, false
-		}
-		switch {
-		case x[i].Key < keys[j]:
-			remX -= uint64(x[i].N)
-			i++
-		case x[i].Key > keys[j]:
-			remY -= uint64(cnts[j])
-			j++
-		default:
-			a, b := uint64(x[i].N), uint64(cnts[j])
-			inter += min(a, b)
-			remX -= a
-			remY -= b
-			i++
-			j++
-		}
+	over := s.over[s.overFrom(st):]
+	if s.wide {
+		inter, ok = merge(x, s.k64[st:end], over, st, lx, ly, need)
+	} else {
+		inter, ok = merge(x, s.k32[st:end], over, st, lx, ly, need)
+	}
+	if !ok {
+		return 0, 0, false
 	}
 	union = lx + ly - inter
 	return inter, union, s.tau.atLeast(inter, union)
+}
+
+// merge is jaccard's merge of x with the document whose arena entries start
+// at st and whose counts other than 1 are at the head of over. ok is false
+// once the intersection cannot reach need.
+func merge[K uint32 | uint64](x features.Bag, keys []K, over []overCount, st uint32, lx, ly, need uint64) (inter uint64, ok bool) {
+	remX, remY := lx, ly
+	i, j, o := 0, 0, 0
+	for i < len(x) && j < len(keys) {
+		if inter+min(remX, remY) < need {
+			return 0, false
+		}
+		ky := uint64(keys[j])
+		if x[i].Key < ky {
+			remX -= uint64(x[i].N)
+			i++
+			continue
+		}
+		ny := uint64(1)
+		if o < len(over) && over[o].pos == st+uint32(j) {
+			ny = uint64(over[o].n)
+			o++
+		}
+		if x[i].Key > ky {
+			remY -= ny
+			j++
+			continue
+		}
+		a := uint64(x[i].N)
+		inter += min(a, ny)
+		remX -= a
+		remY -= ny
+		i++
+		j++
+	}
+	return inter, true
 }
 
 // Postings returns how many indexed documents have key in their bag and, if fn
@@ -608,25 +687,25 @@ func (s *SpotSigs) Postings(key uint64, fn func(id uint32) bool) int {
 // dst: the index keeps every bag once, so its callers need not keep their own.
 func (s *SpotSigs) AppendBag(dst features.Bag, n int) features.Bag {
 	st, end := s.span(uint32(n))
+	dst = slices.Grow(dst, int(end-st))
+	o := s.overFrom(st)
 	for p := st; p < end; p++ {
-		dst = append(dst, features.Entry{Key: s.keys[p], N: s.cnts[p]})
+		e := features.Entry{Key: s.key(p), N: 1}
+		if o < len(s.over) && s.over[o].pos == p {
+			e.N = s.over[o].n
+			o++
+		}
+		dst = append(dst, e)
 	}
 	return dst
 }
 
 // bagOf returns a copy of indexed document d's bag.
-func (s *SpotSigs) bagOf(d uint32) features.Bag {
-	st, end := s.span(d)
-	b := make(features.Bag, 0, end-st)
-	for p := st; p < end; p++ {
-		b = append(b, features.Entry{Key: s.keys[p], N: s.cnts[p]})
-	}
-	return b
-}
+func (s *SpotSigs) bagOf(d uint32) features.Bag { return s.AppendBag(nil, int(d)) }
 
 // span is the arena range of document d.
 func (s *SpotSigs) span(d uint32) (start, end uint32) {
-	start, end = s.docs[d].start, uint32(len(s.keys))
+	start, end = s.docs[d].start, uint32(s.arenaLen())
 	if int(d)+1 < len(s.docs) {
 		end = s.docs[d+1].start
 	}
@@ -659,7 +738,7 @@ func (s *SpotSigs) slotKey(v uint32) uint64 {
 	if v&listTag != 0 {
 		return s.lists[v&^listTag].key
 	}
-	return s.keys[v-1]
+	return s.key(v - 1)
 }
 
 // find returns the slot value for key, 0 if the key is not indexed.
@@ -801,14 +880,17 @@ func (s *SpotSigs) grow() {
 	}
 }
 
-// footprint is the memory the index holds beyond the signature arena, by
-// part, from slice capacities (for benchmarks and the package doc figures).
-func (s *SpotSigs) footprint() (slots, lists, docs int) {
+// footprint is the memory the index holds, by part, from slice capacities
+// (for benchmarks and the package doc figures): the arena (keys and the
+// counts other than 1), the table, the posting lists and the per-document
+// arrays.
+func (s *SpotSigs) footprint() (arena, slots, lists, docs int) {
+	arena = 4*cap(s.k32) + 8*cap(s.k64) + int(unsafe.Sizeof(overCount{}))*cap(s.over)
 	slots = 4 * cap(s.slots)
 	lists = int(unsafe.Sizeof(plist{})) * cap(s.lists)
 	for _, pl := range s.lists {
 		lists += 4 * cap(pl.docs)
 	}
 	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.mark) + 4*cap(s.cidx)
-	return slots, lists, docs
+	return arena, slots, lists, docs
 }

@@ -417,20 +417,20 @@ func checkIndex(t *testing.T, s *SpotSigs) {
 			total++
 		}
 	}
-	if total != len(s.keys) || used != s.used {
-		t.Fatalf("%d postings for %d arena entries; %d slots used, counted %d", total, len(s.keys), used, s.used)
+	if total != s.arenaLen() || used != s.used {
+		t.Fatalf("%d postings for %d arena entries; %d slots used, counted %d", total, s.arenaLen(), used, s.used)
 	}
 	for d := range s.docs {
 		st, end := s.span(uint32(d))
 		for p := st; p < end; p++ {
-			v, _ := s.find(s.keys[p])
+			v, _ := s.find(s.key(p))
 			switch {
 			case v == 0:
-				t.Fatalf("doc %d key %x not found", d, s.keys[p])
+				t.Fatalf("doc %d key %x not found", d, s.key(p))
 			case v&listTag == 0 && s.docOf(v-1) != uint32(d):
-				t.Fatalf("doc %d key %x posted to doc %d", d, s.keys[p], s.docOf(v-1))
+				t.Fatalf("doc %d key %x posted to doc %d", d, s.key(p), s.docOf(v-1))
 			case v&listTag != 0 && !slices.Contains(s.lists[v&^listTag].docs, uint32(d)):
-				t.Fatalf("doc %d key %x missing from its list", d, s.keys[p])
+				t.Fatalf("doc %d key %x missing from its list", d, s.key(p))
 			}
 		}
 	}
