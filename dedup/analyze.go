@@ -255,6 +255,16 @@ type nearIndex struct {
 	qbuf  features.Bag // ... and less a candidate's site's frame
 	cbuf  features.Bag // a candidate less both sites' frames
 	kbuf  features.Bag // a candidate's bag from the index
+	qurl  string       // the query's canonical URL (canonURL)
+}
+
+// sameURL says whether kept record n is a capture of the query's URL. The
+// URL is read back from the reference store: this is asked only of the rare
+// candidates whose signatures are all frame. A read error is sticky in the
+// store and fails the run at its next use.
+func (d *Deduper) sameURL(n uint32) bool {
+	r, err := d.exact.get(n)
+	return err == nil && canonURL(r.uri) == d.near.qurl
 }
 
 // urlKey is a 64-bit hash of canonURL(u): kept pages hold it, not the URL.
@@ -403,6 +413,7 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		qsite = noSite // no kept page of the site yet
 	}
 	o := &d.opts
+	x.qurl = canonURL(it.rec.Header.Get("WARC-Target-URI"))
 	if it.an.af != nil {
 		// Short pages of different sites can share a frame too (one vendor's
 		// platform for many local stations: measured on l3s-gn1, 0.72 for two
@@ -467,7 +478,14 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 			x.cbuf = x.content(fm, kd.site, qsite, x.kbuf, x.cbuf)
 			k = x.cbuf
 			if len(q) == 0 || len(k) == 0 {
-				continue // nothing but frame: no evidence either way
+				// Nothing but frame: no evidence either way, unless the
+				// candidate is an earlier capture of the same URL, whose text
+				// is then judged whole (a post whose every sentence is also
+				// on other pages of its blog platform, re-captured).
+				if !d.sameURL(kd.ref) {
+					continue
+				}
+				q, k = bag, x.kbuf
 			}
 		}
 		in, lq, lk := features.Intersection(q, k), q.Len(), k.Len()
