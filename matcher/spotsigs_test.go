@@ -508,3 +508,37 @@ func TestPostingsAndBags(t *testing.T) {
 		t.Fatalf("Postings of an absent key = %d", c)
 	}
 }
+
+// TestWideRefs grows an index past 2^16, 2^17 and 2^18 arena entries, where
+// the table's references widen and its fingerprints narrow in place, and
+// checks the index and some queries against brute force.
+func TestWideRefs(t *testing.T) {
+	g := newSynth(13, 0.5)
+	s, _ := NewSpotSigs(0.8)
+	var bags []features.Bag
+	for s.arenaLen() < 1<<18+1000 {
+		b := g.next()
+		bags = append(bags, b)
+		s.Add(uint32(len(bags)-1), b)
+	}
+	if s.refBits < 19 {
+		t.Fatalf("refBits %d for %d entries", s.refBits, s.arenaLen())
+	}
+	checkIndex(t, s)
+	for i := 0; i < len(bags); i += len(bags) / 7 {
+		var want []uint32
+		for j := range bags {
+			if features.Jaccard(bags[j], bags[i]) >= 0.7 && bruteMatch(bags[j], bags[i], "0.8") {
+				want = append(want, uint32(j))
+			}
+		}
+		var got []uint32
+		for _, c := range s.MatchAll(bags[i], nil) {
+			got = append(got, c.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("doc %d: got %v want %v", i, got, want)
+		}
+	}
+}
