@@ -165,3 +165,22 @@ func TestWiden(t *testing.T) {
 		t.Fatalf("AppendBag: %v", got)
 	}
 }
+
+// TestHugeFirstBag: a first bag of more than 2^20 signatures starts the
+// table with 4-byte slots.
+func TestHugeFirstBag(t *testing.T) {
+	b := make(features.Bag, 1<<20+5)
+	for i := range b {
+		b[i] = features.Entry{Key: uint64(i) * 3, N: 1}
+	}
+	s, _ := NewSpotSigs(0.9)
+	s.Add(1, b)
+	s.Add(2, b[:100])
+	if s.sw != 4 {
+		t.Fatalf("slot width %d", s.sw)
+	}
+	checkIndex(t, s)
+	if c, ok := s.Match(b, BestGuess); !ok || c.ID != 1 || c.Sim != 1 {
+		t.Fatalf("huge bag does not find itself: %v %v", c, ok)
+	}
+}

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -81,17 +82,23 @@ type SpotSigs struct {
 	wide bool
 	over []overCount
 
-	// The table: 0 empty, else listTag for a list, a fingerprint of the key
-	// in bits [refBits, 31), and a reference in bits [0, refBits): the arena
-	// position+1 of the one document holding the key, or the list number.
-	slots   []uint32
+	// The table: 0 empty, else the top bit for a list, a fingerprint of the
+	// key, and a reference in bits [0, refBits): the arena position+1 of the
+	// one document holding the key, or the list number (see find).
+	slots   []byte   // nslots slots of sw bytes, little-endian, and 3 bytes of padding
+	s32     []uint32 // slots as uint32s when sw is 4
+	nslots  int
+	sw      int
+	smask   uint32 // the bits of a slot: 1<<(8*sw) - 1
 	used    int
 	refBits uint
 	lists   []plist
 
-	mark []uint32 // per document: query generation it was last met in
-	cidx []uint32 // per document: its candidate number while the query runs
-	gen  uint32
+	// stamp marks the documents met by a partition scan: the scan that
+	// starts at stamp base b makes its c-th candidate's stamp b+c, and the
+	// next scan starts above every stamp given so far (next).
+	stamp []uint32
+	next  uint32
 
 	comparisons uint64
 }
@@ -174,18 +181,19 @@ func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots in
 	}
 	d := uint32(len(s.docs))
 	start := uint32(s.arenaLen())
+	s.docs = grow8(s.docs, 1)
 	s.docs = append(s.docs, doc{id: id, len: uint32(l), start: start})
-	s.mark = append(s.mark, 0)
-	s.cidx = append(s.cidx, noCand)
+	s.stamp = grow8(s.stamp, 1)
+	s.stamp = append(s.stamp, 0)
 	if !s.wide && bag[len(bag)-1].Key > math.MaxUint32 {
 		s.widen()
 	}
 	// Grow the arena by the bag at once: appending entry by entry would
 	// double it, which for a one-page site index costs as much as the page.
 	if s.wide {
-		s.k64 = slices.Grow(s.k64, len(bag))
+		s.k64 = grow8(s.k64, len(bag))
 	} else {
-		s.k32 = slices.Grow(s.k32, len(bag))
+		s.k32 = grow8(s.k32, len(bag))
 	}
 	for i, e := range bag {
 		if s.wide {
@@ -202,6 +210,19 @@ func (s *SpotSigs) add(id uint32, bag features.Bag, hints []uint32, hintSlots in
 			s.post(e.Key, start+uint32(i), d, 0, 0)
 		}
 	}
+}
+
+// grow8 returns a with room for n more elements, growing it by an eighth
+// (or to fit) when it must grow: append's growth by a quarter to a half
+// leaves a sixth of the arena and the per-document arrays unused on average,
+// an eighth about 6%, for a few more copies.
+func grow8[E any](a []E, n int) []E {
+	if cap(a)-len(a) >= n {
+		return a
+	}
+	b := make([]E, len(a), max(len(a)+n, len(a)+len(a)/8))
+	copy(b, a)
+	return b
 }
 
 // arenaLen is the number of entries in the arena.
@@ -372,7 +393,7 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, hints []u
 		return 0
 	}
 	if hints != nil {
-		hintSlots = len(s.slots)
+		hintSlots = s.nslots
 	}
 	lo, hi := s.tau.window(lx)
 	if rightOnly {
@@ -410,12 +431,6 @@ func (s *SpotSigs) search(x features.Bag, self uint32, rightOnly bool, hints []u
 		}
 		return int(int64(a.ref) - int64(b.ref))
 	})
-
-	s.gen++
-	if s.gen == 0 { // wrapped: clear stale marks once every 2^32 queries
-		clear(s.mark)
-		s.gen = 1
-	}
 
 	// Partitions meeting [lo, hi]: the own one first, then the right and the
 	// left neighbour (SIGIR 2008, Sec. 4.2); more only past the partition cap.
@@ -476,15 +491,20 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 	defer candPool.Put(cp)
 	cands := (*cp)[:0]
 	defer func() { *cp = cands }()
+	// Stamps below base are from earlier scans: a document is met in one
+	// partition only, so those are not this scan's.
+	if s.next == 0 || s.next > math.MaxUint32-uint32(len(s.docs)) {
+		clear(s.stamp) // wrapped, once every 2^32 candidates or so
+		s.next = 1
+	}
+	base := s.next
 
 	// visit handles one posting of the list of a signature with frequency
 	// freq in x; newOK is false once new candidates are excluded for the rest
 	// of the list. It returns whether to exclude new ones from here on.
 	visit := func(d uint32, freq uint64, newOK, sorted bool) bool {
-		if s.mark[d] == s.gen {
-			if c := s.cidx[d]; c != noCand {
-				cands[c].acc += freq
-			}
+		if st := s.stamp[d]; st >= base {
+			cands[st-base].acc += freq
 			return !newOK
 		}
 		if !newOK {
@@ -501,8 +521,7 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 		if !s.tau.atLeast(m, lx+ly-m) {
 			return false // continue (line 16)
 		}
-		s.mark[d] = s.gen
-		s.cidx[d] = uint32(len(cands))
+		s.stamp[d] = base + uint32(len(cands))
 		cands = append(cands, cand{d: d, acc: freq, need: s.tau.need(lx + ly)})
 		return false
 	}
@@ -563,9 +582,7 @@ func (s *SpotSigs) scanPartition(x features.Bag, lx, f uint64, q []qsig, a, b, s
 		f += freq
 	}
 	// Verify the candidates that the counts cannot rule out, in the order met.
-	for _, c := range cands {
-		s.cidx[c.d] = noCand
-	}
+	s.next = base + uint32(len(cands))
 	for _, c := range cands {
 		if c.acc+lx-f < c.need {
 			continue
@@ -595,8 +612,6 @@ func alive(cands []cand, rest uint64) bool {
 	}
 	return false
 }
-
-const noCand = ^uint32(0)
 
 var candPool = sync.Pool{New: func() any { return new([]cand) }}
 
@@ -741,11 +756,13 @@ func (s *SpotSigs) docOf(p uint32) uint32 {
 
 // The table is probed linearly from a home slot chosen by the high bits of a
 // multiplicative hash of the key (Lemire's multiply-shift range reduction, so
-// the table need not be a power of two and can grow by a quarter). Slots hold
-// no keys: a probe reads the key from the arena or the list only when the
-// slot's fingerprint, other bits of the same hash, agrees. With refBits
-// reference bits, 31-refBits remain for the fingerprint: 14 bits up to 2^17
-// arena entries, 3 at 2^28, none at 2^31, where every probe reads the key.
+// the table need not be a power of two). Slots hold no keys: a probe reads the
+// key from the arena or the list only when the slot's fingerprint, other bits
+// of the same hash, agrees. A slot is 3 bytes while references fit in 20
+// bits (about a million signatures: 13,000 pages of 80) and 4 bytes after;
+// its top bit tags a list, its low refBits bits are the reference, and the
+// bits between are the fingerprint: 6 bits at 2^17 arena entries, 3 at 2^20,
+// 10 at 2^21, 3 at 2^28, none at 2^31, where every probe reads the key.
 
 // keyHash spreads keys (Fibonacci hashing); the keys are hashes already, but
 // tests and callers may use small integers.
@@ -754,8 +771,10 @@ func keyHash(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 }
 // hashSlot is the Fibonacci hash of k in a table of 2^(64-shift) slots.
 func hashSlot(k uint64, shift uint) uint64 { return keyHash(k) >> shift }
 
-// minRefBits is the reference width of a new table: 15 fingerprint bits.
-const minRefBits = 16
+const (
+	minRefBits = 16 // reference width of a new table
+	maxRef3    = 20 // widest references in 3-byte slots
+)
 
 // home is the first slot probed for hash h in a table of n slots.
 func home(h uint64, n int) int {
@@ -763,19 +782,51 @@ func home(h uint64, n int) int {
 	return int(hi)
 }
 
-// fp is the fingerprint field of hash h for the current reference width.
-func (s *SpotSigs) fp(h uint64) uint32 {
-	return uint32(h) >> (s.refBits + 1) << s.refBits
+// at is the raw value of slot i.
+func (s *SpotSigs) at(i int) uint32 {
+	if s.s32 != nil {
+		return s.s32[i]
+	}
+	return binary.LittleEndian.Uint32(s.slots[i*3:]) & s.smask
 }
 
-// ref strips the fingerprint from slot value v: listTag|list number or
-// arena position+1.
-func (s *SpotSigs) ref(v uint32) uint32 { return v & (listTag | (1<<s.refBits - 1)) }
+// set stores raw value v in slot i (the slice has 3 bytes of padding, so a
+// 4-byte access at any slot is in range).
+func (s *SpotSigs) set(i int, v uint32) {
+	if s.s32 != nil {
+		s.s32[i] = v
+		return
+	}
+	b := s.slots[i*3:]
+	binary.LittleEndian.PutUint32(b, binary.LittleEndian.Uint32(b)&^s.smask|v)
+}
 
-// slotKey is the key a non-empty slot (or its ref) stands for.
+// tag is the list tag bit of a raw slot value.
+func (s *SpotSigs) tag() uint32 { return (s.smask >> 1) + 1 }
+
+// fpMask is the fingerprint field of a raw slot value.
+func (s *SpotSigs) fpMask() uint32 { return s.smask >> 1 &^ (1<<s.refBits - 1) }
+
+// fp is the fingerprint field of hash h: its low 32 bits' leading bits.
+func (s *SpotSigs) fp(h uint64) uint32 {
+	w := uint(bits.OnesCount32(s.smask)) - 1 - s.refBits
+	return uint32(h) >> (32 - w) << s.refBits
+}
+
+// ref is raw slot value v without its fingerprint: listTag|list number, or
+// the arena position+1 of a key's one document.
+func (s *SpotSigs) ref(v uint32) uint32 {
+	r := v & (1<<s.refBits - 1)
+	if v&s.tag() != 0 {
+		r |= listTag
+	}
+	return r
+}
+
+// slotKey is the key a non-empty raw slot value stands for.
 func (s *SpotSigs) slotKey(v uint32) uint64 {
 	r := v & (1<<s.refBits - 1)
-	if v&listTag != 0 {
+	if v&s.tag() != 0 {
 		return s.lists[r].key
 	}
 	return s.key(r - 1)
@@ -787,16 +838,15 @@ func (s *SpotSigs) slotKey(v uint32) uint64 {
 // fill empty slots, so until the table is resized an insertion of key may
 // start probing at pos.
 func (s *SpotSigs) find(key uint64) (v, pos uint32) {
-	n := len(s.slots)
+	n := s.nslots
 	if n == 0 {
 		return 0, 0
 	}
 	h := keyHash(key)
-	want := s.fp(h)
-	fpMask := uint32(listTag-1) &^ (1<<s.refBits - 1)
+	want, fpm := s.fp(h), s.fpMask()
 	for i := home(h, n); ; {
-		v := s.slots[i]
-		if v == 0 || v&fpMask == want && s.slotKey(v) == key {
+		v := s.at(i)
+		if v == 0 || v&fpm == want && s.slotKey(v) == key {
 			return s.ref(v), uint32(i)
 		}
 		if i++; i == n {
@@ -805,18 +855,45 @@ func (s *SpotSigs) find(key uint64) (v, pos uint32) {
 	}
 }
 
-// widenRefs makes room in the slots for references up to 2^(refBits+1)-1:
-// every fingerprint loses its lowest bit, in place (fingerprints are the
-// leading bits of a fixed hash field, so no key is read).
+// setTable makes the table n empty slots of w bytes.
+func (s *SpotSigs) setTable(n, w int) {
+	s.nslots, s.sw = n, w
+	s.smask = uint32(1)<<(8*w) - 1
+	if w == 4 {
+		// Allocated as uint32s, so aligned; viewed as bytes for footprint.
+		s.s32 = make([]uint32, n+1)
+		s.slots = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s.s32))), 4*n+3)
+		return
+	}
+	s.s32, s.slots = nil, make([]byte, 3*n+3)
+}
+
+// widenRefs makes room in the slots for references up to 2^(refBits+1)-1.
+// Fingerprints are the leading bits of a fixed hash field, so within a slot
+// width each loses its lowest bit in place; going from 3 to 4 bytes, the
+// slots are rewritten with fingerprints recomputed from the keys. Slot
+// positions do not change.
 func (s *SpotSigs) widenRefs() {
-	old := s.refBits
-	s.refBits++
-	for i, v := range s.slots {
-		if v == 0 {
-			continue
+	old, oldTag, oldRef := s.refBits, s.tag(), uint32(1)<<s.refBits-1
+	if s.refBits+1 > maxRef3 && s.sw == 3 {
+		prev := *s
+		s.setTable(s.nslots, 4)
+		s.refBits++
+		for i := range s.nslots {
+			if v := prev.at(i); v != 0 {
+				r := prev.ref(v)
+				f := s.fp(keyHash(prev.slotKey(v)))
+				s.set(i, r&listTag|f|r&^listTag)
+			}
 		}
-		f := v & (listTag - 1) >> old
-		s.slots[i] = v&listTag | f>>1<<s.refBits | v&(1<<old-1)
+		return
+	}
+	s.refBits++
+	for i := range s.nslots {
+		if v := s.at(i); v != 0 {
+			f := v &^ oldTag >> old
+			s.set(i, v&oldTag|f>>1<<s.refBits|v&oldRef)
+		}
 	}
 }
 
@@ -824,32 +901,31 @@ func (s *SpotSigs) widenRefs() {
 // postings. hint is where a find on a table of hintSlots slots ended, or
 // hintSlots is 0.
 func (s *SpotSigs) post(key uint64, p, d uint32, hint uint32, hintSlots int) {
-	if (s.used+1)*maxLoadDen > len(s.slots)*maxLoadNum {
+	if (s.used+1)*maxLoadDen > s.nslots*maxLoadNum {
 		s.grow()
 	}
-	n := len(s.slots)
+	n := s.nslots
 	h := keyHash(key)
-	f := s.fp(h)
-	fpMask := uint32(listTag-1) &^ (1<<s.refBits - 1)
+	f, fpm := s.fp(h), s.fpMask()
 	i := home(h, n)
 	if hintSlots == n {
 		i = int(hint)
 	}
 	for {
-		v := s.slots[i]
+		v := s.at(i)
 		if v == 0 {
-			s.slots[i] = f | (p + 1)
+			s.set(i, f|(p+1))
 			s.used++
 			return
 		}
-		if v&fpMask == f && s.slotKey(v) == key {
+		if v&fpm == f && s.slotKey(v) == key {
 			break
 		}
 		if i++; i == n {
 			i = 0
 		}
 	}
-	v := s.ref(s.slots[i])
+	v := s.ref(s.at(i))
 	if v&listTag == 0 { // second document with this key: make a list
 		d0 := s.docOf(v - 1)
 		if len(s.lists) >= listTag-1 {
@@ -861,7 +937,7 @@ func (s *SpotSigs) post(key uint64, p, d uint32, hint uint32, hintSlots int) {
 		}
 		pl.sorted = 2
 		s.lists = append(s.lists, pl)
-		s.slots[i] = listTag | f | uint32(len(s.lists)-1)
+		s.set(i, s.tag()|f|uint32(len(s.lists)-1))
 		return
 	}
 	pl := &s.lists[v&^listTag]
@@ -939,34 +1015,40 @@ const (
 )
 
 func (s *SpotSigs) grow() {
-	n := max(16, len(s.slots)+len(s.slots)/2)
-	old := s.slots
-	s.slots = make([]uint32, n)
+	w := s.sw
+	if w == 0 { // the first table: 3-byte slots unless the first bag is huge
+		w = 3
+		if s.refBits > maxRef3 {
+			w = 4
+		}
+	}
+	n := max(16, s.nslots+s.nslots/2)
+	prev := *s
+	s.setTable(n, w)
 	// Keys are read from the arena and the lists, one cache miss each: they
 	// are gathered a block at a time, in a loop of independent loads the
 	// processor overlaps, then inserted.
 	var hs [256]uint64
 	var vs [256]uint32
-	for len(old) > 0 {
+	for lo := 0; lo < prev.nslots; lo += len(vs) {
 		k := 0
-		for _, v := range old[:min(len(old), len(vs))] {
-			if v != 0 {
+		for i := lo; i < min(prev.nslots, lo+len(vs)); i++ {
+			if v := prev.at(i); v != 0 {
 				vs[k] = v
 				k++
 			}
 		}
-		old = old[min(len(old), len(vs)):]
 		for j, v := range vs[:k] {
-			hs[j] = keyHash(s.slotKey(v))
+			hs[j] = keyHash(prev.slotKey(v))
 		}
 		for j, v := range vs[:k] {
 			i := home(hs[j], n)
-			for s.slots[i] != 0 {
+			for s.at(i) != 0 {
 				if i++; i == n {
 					i = 0
 				}
 			}
-			s.slots[i] = v
+			s.set(i, v)
 		}
 	}
 }
@@ -977,11 +1059,11 @@ func (s *SpotSigs) grow() {
 // arrays.
 func (s *SpotSigs) footprint() (arena, slots, lists, docs int) {
 	arena = 4*cap(s.k32) + 8*cap(s.k64) + int(unsafe.Sizeof(overCount{}))*cap(s.over)
-	slots = 4 * cap(s.slots)
+	slots = cap(s.slots)
 	lists = int(unsafe.Sizeof(plist{})) * cap(s.lists)
 	for _, pl := range s.lists {
 		lists += 4 * cap(pl.docs)
 	}
-	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.mark) + 4*cap(s.cidx)
+	docs = int(unsafe.Sizeof(doc{}))*cap(s.docs) + 4*cap(s.stamp)
 	return arena, slots, lists, docs
 }

@@ -408,12 +408,13 @@ func checkIndex(t *testing.T, s *SpotSigs) {
 		total += len(pl.docs)
 	}
 	used := 0
-	for _, v := range s.slots {
+	for i := range s.nslots {
+		v := s.at(i)
 		if v == 0 {
 			continue
 		}
 		used++
-		if v&listTag == 0 {
+		if s.ref(v)&listTag == 0 {
 			total++
 		}
 	}
@@ -509,19 +510,20 @@ func TestPostingsAndBags(t *testing.T) {
 	}
 }
 
-// TestWideRefs grows an index past 2^16, 2^17 and 2^18 arena entries, where
-// the table's references widen and its fingerprints narrow in place, and
-// checks the index and some queries against brute force.
+// TestWideRefs grows an index past 2^16 to 2^21 arena entries, where the
+// table's references widen and its fingerprints narrow in place, and its
+// slots go from 3 to 4 bytes, and checks the index and some queries against
+// brute force.
 func TestWideRefs(t *testing.T) {
 	g := newSynth(13, 0.5)
 	s, _ := NewSpotSigs(0.8)
 	var bags []features.Bag
-	for s.arenaLen() < 1<<18+1000 {
+	for s.arenaLen() < 1<<21+1000 {
 		b := g.next()
 		bags = append(bags, b)
 		s.Add(uint32(len(bags)-1), b)
 	}
-	if s.refBits < 19 {
+	if s.refBits < 22 || s.sw != 4 {
 		t.Fatalf("refBits %d for %d entries", s.refBits, s.arenaLen())
 	}
 	checkIndex(t, s)
