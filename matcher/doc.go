@@ -32,6 +32,15 @@
 //   - the BestSim = min(Nx,Ny)/max(Nx,Ny) pruning (Sec. 4, Performance
 //     Considerations) is the length window every query starts from.
 //
+// Memory: a SpotSigs index keeps about 10 bytes a signature in all (measured
+// on 1,439 real pages of 78 signatures: 760 bytes a page, of which the
+// arena of keys 4.3 a signature, the hash table 4.7, posting lists 0.5 and
+// per-document arrays 17 bytes a page; 10.7-11.7 a signature on synthetic
+// pages of 151 signatures, whose shared signatures make longer lists). Keys
+// take 4 bytes only while all fit in 32 bits: callers fold their bags with
+// Fold32 (a false collision between two signatures has probability 2^-32);
+// with 64-bit keys the arena is 8 bytes a signature.
+//
 // Sites holds one SpotSigs index per site key, created on first use, for the
 // caller's same-site routing.
 //

@@ -41,30 +41,41 @@ type Candidate struct {
 // the indexed documents whose multi-set Jaccard with a query is at least tau,
 // Add indexes a document, Observe does both the way incremental matching does.
 //
-// Layout. Documents' signatures are kept in one arena (keys, counts: 12 bytes
-// a signature). A key maps, through an open-addressing table of uint32 slots
-// that stores no keys (a slot points into the arena or at a posting list, and
-// the key is read from there), either to the one document holding it or to a
-// posting list of document numbers sorted by descending length. A list sorted
-// by length is the concatenation of the paper's per-partition lists, one
-// partition after the other, so a partition's list is a sub-range found by
-// binary search. To keep Add cheap on long lists, new postings go to an
-// unsorted tail that is merged when it reaches a quarter of the sorted part
-// (amortised O(log n) per posting); queries scan the tail without the
-// sorted-order break.
+// Layout. Documents' signatures are kept in one arena, document after
+// document: keys as uint32 while every key indexed fits in 32 bits (callers
+// make sure of that with Fold32), as uint64 from the first one that does not
+// (the arena is widened once); counts are 1 for 95-99% of signatures, and
+// only the others are kept, as (position, count) pairs in arena order. A key
+// maps, through an open-addressing table whose slots store no keys (a slot
+// points into the arena or at a posting list, and the key is read from there
+// when the slot's fingerprint agrees; see find), either to the one document
+// holding it or to a posting list of document numbers sorted by descending
+// length. Slots are 3 bytes below 2^20 signatures, 4 above, and the table is
+// 58-87.5% full. A list sorted by length is the concatenation of the paper's
+// per-partition lists, one partition after the other, so a partition's list
+// is a sub-range found by binary search. To keep Add cheap on long lists, new
+// postings go to an unsorted tail that is merged when it reaches a quarter of
+// the sorted part (amortised O(log n) per posting); queries scan the tail
+// without the sorted-order break.
 //
-// Cost, measured by BenchmarkSpotSigsIncremental (tau = 0.8, 115-150 distinct
-// signatures a page, 2-core machine shared with other jobs): the index holds
-// about 5.9 bytes per signature beyond the signatures (slots 535, lists 329,
-// documents 23: 887 bytes a page at 1M pages; the heap adds some 380 for
-// slice and allocator slack). With a realistic vocabulary (half the
-// occurrences page-specific) Observe runs at 40k, 17k and 14k pages/s at 10k,
-// 100k and 1M indexed pages, all cache misses in the table and lists, with
-// 0.09 Jaccard computations a page (the planted duplicates). With a fixed
-// 1M-key Zipf vocabulary the lists of a page's rarest signatures grow with the
-// index (each holds about N/1000 pages at N = 1M): 30k, 15k and 3.4k pages/s;
-// the count filter keeps Jaccard computations at 0.1-1.8 a page, but the
-// lists themselves must be read.
+// Cost (2-core machine shared with other jobs, 2026-11-23). On dedup's real
+// pages (BenchmarkIndexMemory, 1,439 pages of 78.3 signatures in the spot
+// index, folded to 32 bits, nearly all signatures in one page only): 760
+// bytes a page, 9.7 a signature: arena 333 (4.3 a signature), slots 370 (4.7:
+// 3-byte slots at 62% load), lists 40, documents 17. Measured by
+// BenchmarkSpotSigsIncremental (tau = 0.8, 150.8 signatures a page, folded,
+// half the occurrences page-specific) at 10k, 100k and 1M pages: heap
+// 1,768, 1,757 and 1,615 bytes a page, 11.7, 11.7 and 10.7 a signature (it was
+// 3,390, 2,978 and 3,073 with 12-byte arena entries and a table at most 3/4
+// full); at 1M pages arena 736 (4.9 a signature), slots 466 (3.1; 4-byte slots
+// at 80% load), lists 378 (2.5), documents 17. Observe runs at 28k, 27k and
+// 18k pages/s (31k, 25-27k and 21k in the same session before the compact
+// layout), all cache misses in the table and lists, with 0.1 Jaccard
+// computations a page (the planted duplicates). With a fixed 1M-key Zipf
+// vocabulary the lists of a page's rarest signatures grow with the index (each
+// holds about N/1000 pages at N = 1M): 30k, 15k and 3.4k pages/s, measured
+// before the compact layout; the count filter keeps Jaccard computations at
+// 0.1-1.8 a page, but the lists themselves must be read.
 //
 // A SpotSigs is not safe for concurrent use: queries mark checked documents
 // in the index.
