@@ -69,13 +69,15 @@ type Candidate struct {
 // 3,390, 2,978 and 3,073 with 12-byte arena entries and a table at most 3/4
 // full); at 1M pages arena 736 (4.9 a signature), slots 466 (3.1; 4-byte slots
 // at 80% load), lists 378 (2.5), documents 17. Observe runs at 28k, 27k and
-// 18k pages/s (31k, 25-27k and 21k in the same session before the compact
-// layout), all cache misses in the table and lists, with 0.1 Jaccard
-// computations a page (the planted duplicates). With a fixed 1M-key Zipf
-// vocabulary the lists of a page's rarest signatures grow with the index (each
-// holds about N/1000 pages at N = 1M): 30k, 15k and 3.4k pages/s, measured
-// before the compact layout; the count filter keeps Jaccard computations at
-// 0.1-1.8 a page, but the lists themselves must be read.
+// 18-20k pages/s (31k, 25-27k and 21k in the same session before the compact
+// layout: the fuller table costs up to a sixth at 1M pages), all cache misses
+// in the table and lists, with 0.1 Jaccard computations a page (the planted
+// duplicates). With a fixed 1M-key Zipf vocabulary (64-bit keys) the lists of
+// a page's rarest signatures grow with the index (each holds about N/1000
+// pages at N = 1M): 27k pages/s at 10k pages (32-33k before the compact
+// layout); 15k and 3.4k at 100k and 1M were measured before it. The count
+// filter keeps Jaccard computations at 0.1-1.8 a page, but the lists
+// themselves must be read.
 //
 // A SpotSigs is not safe for concurrent use: queries mark checked documents
 // in the index.
