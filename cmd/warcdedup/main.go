@@ -95,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.Int64Var(&cfg.opts.MinSize, "min-size", cfg.opts.MinSize, "smallest payload in bytes that is deduplicated")
 	fl.BoolVar(&cfg.opts.Lenient, "lenient", false, "carry damaged input to the output unchanged, with a warning, instead of failing the file")
 	fl.StringVar(&cfg.compress, "compress", "auto", "gzip the output: auto (by the output name; yes for standard output), yes or no")
-	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for spooling very large records (default: the system's)")
+	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for temporary files: very large records, the kept records' references (default: the system's)")
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all); the output is the same for any number")
 	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
 	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
