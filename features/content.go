@@ -28,6 +28,7 @@ type block struct {
 	heading    bool  // text inside h1-h6 or title
 	chrome     bool  // text inside nav, footer, aside, form controls
 	unlikely   bool  // text inside a container named as furniture (unlikelyName)
+	positive   bool  // text inside a container named as content (positiveName)
 }
 
 // furniture says whether the block is page furniture by its markup: chrome
@@ -106,6 +107,10 @@ type blockState struct {
 	unlikely   int // index in containers, or -1
 	unlikelyAt int // depth of that container where the region began
 	inUnlikely bool
+	// The one open region of a container named as content (positiveName).
+	positive   int
+	positiveAt int
+	inPositive bool
 }
 
 // containers are the elements whose class or id is read for unlikelyName.
@@ -157,6 +162,10 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			bs.inUnlikely = false
 			e.cut()
 		}
+		if bs.inPositive && bs.positive == c && bs.depth[c] == bs.positiveAt {
+			bs.inPositive = false
+			e.cut()
+		}
 		bs.depth[c] = max(bs.depth[c]-1, 0)
 		return
 	}
@@ -177,7 +186,23 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	if len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
 		bs.inUnlikely, bs.unlikely, bs.unlikelyAt = true, c, bs.depth[c]
 		e.cut()
+	} else if !bs.inPositive && len(e.nfkc) > 0 && positiveName(e.nfkc) {
+		bs.inPositive, bs.positive, bs.positiveAt = true, c, bs.depth[c]
+		e.cut()
 	}
+}
+
+// positiveName says whether class and id values name the content: some of
+// Readability's positive words (REGEXPS.positive), those that name a story's
+// container rather than any part of a page.
+func positiveName(v []byte) bool {
+	l := bytes.ToLower(v)
+	for _, w := range []string{"article", "content", "entry", "main", "post", "story"} {
+		if bytes.Contains(l, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // cut ends the current block at the end of the text.
@@ -236,6 +261,9 @@ func (e *Extractor) blockText(n0 int) {
 	if e.bs.inUnlikely {
 		b.unlikely = true
 	}
+	if e.bs.inPositive {
+		b.positive = true
+	}
 }
 
 // mainText keeps in e.words only the words of the blocks classified good, and
@@ -283,7 +311,7 @@ func (e *Extractor) mainText() bool {
 	// counts only if it finds retryMinText of text: on a page whose story is
 	// too short to be good, it found the comment form's "your email address
 	// will not be published" instead.
-	if !e.classify(bs, st, cls, true) && !e.classify(bs, st, cls, false) {
+	if !e.classify(bs, st, cls, true) && !e.classify(bs, st, cls, false) && !contentFallback(bs, st, cls) {
 		clear(cls) // nothing good
 	}
 	// Filter the words in place.
@@ -305,6 +333,29 @@ func (e *Extractor) mainText() bool {
 	e.words = out
 	return true
 }
+
+// contentFallback is the last resort for a page where no block reads as
+// running text: a story of a sentence or two is too short for jusText's
+// classes. The blocks inside a container named as content (positiveName),
+// outside furniture, with few links, are taken if they hold fallbackMinWords
+// words between them.
+func contentFallback(bs []block, st []blockStat, cls []uint8) bool {
+	words := 0
+	for i := range bs {
+		b := &bs[i]
+		cls[i] = clsNone
+		if !b.positive || b.chrome || b.unlikely || st[i].words == 0 ||
+			float64(b.link) > maxLinkDensity*float64(b.end-b.start) {
+			continue
+		}
+		cls[i] = clsGood
+		words += st[i].words
+	}
+	return words >= fallbackMinWords
+}
+
+// fallbackMinWords is the fewest words contentFallback takes: a sentence.
+const fallbackMinWords = 8
 
 // retryMinText is Readability's charThreshold: the fewest bytes of good text
 // for which the pass without the unlikely-container rule is taken.

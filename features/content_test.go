@@ -66,6 +66,18 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council"}, []string{"curious", "interesting"}, true},
 		{"a content word keeps a container (Blogger's main widget)", `<body><div class="widget Blog" id="main"><div class="comments-and-content">` + storyPara + `</div></div></body>`,
 			[]string{"council", "ferry"}, nil, true},
+		{"an unclosed header div holds the story: judged again without the rule", `<body><div id="header"><div>` + menu + `</div>` +
+			storyPara + storyPara + storyPara + `</body>`,
+			[]string{"council", "ferry"}, []string{"home"}, true},
+		{"the retry needs 500 bytes: a comment form's notice is not a story, the short post is", `<body><div class="post">Best pizza ad of the year: wow, just wow, wow.</div>` +
+			`<div id="comments"><form><p>Your email address will not be published. Required fields are marked and the name is needed.</p></form></div></body>`,
+			[]string{"pizza", "wow"}, []string{"email", "published"}, true},
+		{"a one-sentence story in a content container, when nothing else reads as text", `<body><div id="nav">` + menu +
+			`</div><div class="entry"><h1>Creative food sculptures</h1><p>Via fubiz.net: repurposing food as art is creative.</p></div></body>`,
+			[]string{"creative", "sculptures", "repurposing"}, []string{"home", "sport"}, true},
+		{"no content container, no running text: no main text", `<body><div id="nav">` + menu +
+			`</div><div class="box"><h1>Creative food sculptures</h1><p>Via fubiz.net: repurposing food as art is creative.</p></div></body>`,
+			[]string{"home", "creative"}, nil, false},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
