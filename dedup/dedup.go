@@ -67,7 +67,7 @@ type Options struct {
 	FrameFilter bool
 	// BigramsBelow: a page with main text but fewer spot signatures than this
 	// is compared by the word bigrams of its main text, at BigramsTau, with
-	// earlier captures of the same URL (0: off). Pages with fewer than 3 spot
+	// earlier captures of the same URL and with pages of other sites (0: off). Pages with fewer than 3 spot
 	// signatures (mainTextMinSpots) have no other way to be found.
 	BigramsBelow int
 	BigramsTau   float64
