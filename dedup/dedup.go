@@ -78,7 +78,7 @@ type Options struct {
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.7, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true,
+	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true,
 		BigramsBelow: mainTextMinSpots, BigramsTau: 0.7}
 }
 
