@@ -40,6 +40,10 @@ func fmix(h uint64) uint64 {
 	return h
 }
 
+// Mix is fmix for other packages: the murmur3 64-bit finalizer, a bijection
+// in which every input bit affects every output bit.
+func Mix(h uint64) uint64 { return fmix(h) }
+
 // Hash64 is the feature hash of b under a family seed (0 for terms and words;
 // other seeds keep feature families apart). It is deterministic across runs,
 // machines and Go versions.

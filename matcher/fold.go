@@ -63,11 +63,4 @@ func Fold32(dst, b features.Bag) features.Bag {
 // fold32 is the high half of a bijective mix (the murmur3 finalizer): any
 // two distinct keys, structured or not, agree there with probability about
 // 2^-32.
-func fold32(k uint64) uint32 {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	k *= 0xc4ceb9fe1a85ec53
-	k ^= k >> 33
-	return uint32(k >> 32)
-}
+func fold32(k uint64) uint32 { return uint32(features.Mix(k) >> 32) }

@@ -479,7 +479,7 @@ func (m lshS) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 		}
 		for _, e := range docs[i].Spots {
 			for j := range s {
-				if h := mix64(e.Key ^ uint64(j+1)*0x9e3779b97f4a7c15); h < s[j] {
+				if h := features.Mix(e.Key ^ uint64(j+1)*0x9e3779b97f4a7c15); h < s[j] {
 					s[j] = h
 				}
 			}
@@ -495,7 +495,7 @@ func (m lshS) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 			}
 			h := uint64(b)
 			for _, v := range s[b*m.rows : (b+1)*m.rows] {
-				h = mix64(h ^ v)
+				h = features.Mix(h ^ v)
 			}
 			buckets[h] = append(buckets[h], uint32(i))
 		}
@@ -521,15 +521,6 @@ func (m lshS) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].A < out[j].A || out[i].A == out[j].A && out[i].B < out[j].B })
 	return out, nil
-}
-
-func mix64(x uint64) uint64 {
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return x
 }
 
 // Methods are the methods of issue 4's comparison that work on one page's
