@@ -29,7 +29,15 @@ type block struct {
 	chrome     bool  // text inside nav, footer, aside, form controls
 	unlikely   bool  // text inside a container named as furniture (unlikelyName)
 	positive   bool  // text inside a container named as content (positiveName)
+	title      bool  // text of the <title> element
+	// Container nesting (see nest): depth of the block's text, and the
+	// shallowest depth since the text before it.
+	depth, low int32
 }
+
+// noLow is block.low of a block that never had text (white space between
+// tags): it is no boundary of a container's region.
+const noLow = 1 << 30
 
 // furniture says whether the block is page furniture by its markup: chrome
 // elements always, containers named so unless strict is off (see mainText).
@@ -111,6 +119,9 @@ type blockState struct {
 	positive   int
 	positiveAt int
 	inPositive bool
+	inTitle    bool
+	hasText    bool // the current block has had text (its depth is set)
+	nest       nest
 }
 
 // containers are the elements whose class or id is read for unlikelyName.
@@ -213,7 +224,8 @@ func (e *Extractor) cut() {
 		b.end = end
 		e.blocks = append(e.blocks, *b)
 	}
-	*b = block{start: end}
+	*b = block{start: end, low: noLow}
+	e.bs.hasText = false
 }
 
 // blockTag updates the block state for a start (open) or end tag.
@@ -232,6 +244,9 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 	case headingTag(name):
 		e.cut()
 		e.bs.headDepth = max(e.bs.headDepth+d, 0)
+		if string(name) == "title" {
+			e.bs.inTitle = open
+		}
 		return
 	case chromeTag(name):
 		e.cut()
@@ -249,8 +264,17 @@ func (e *Extractor) blockText(n0 int) {
 		return
 	}
 	b := &e.bs.cur
+	if !e.bs.hasText {
+		e.bs.hasText = true
+		nt := &e.bs.nest
+		b.depth, b.low = int32(nt.n), int32(min(nt.low, nt.n))
+		nt.low = nt.n
+	}
 	if e.bs.inLink {
 		b.link += n
+	}
+	if e.bs.inTitle {
+		b.title = true
 	}
 	if e.bs.headDepth > 0 {
 		b.heading = true
@@ -311,7 +335,11 @@ func (e *Extractor) mainText() bool {
 	// counts only if it finds retryMinText of text: on a page whose story is
 	// too short to be good, it found the comment form's "your email address
 	// will not be published" instead.
-	if !e.classify(bs, st, cls, true) && !e.classify(bs, st, cls, false) && !contentFallback(bs, st, cls) {
+	// Then the story after the headline takes the place of short good text
+	// found elsewhere (headline.go); the content-container fallback is the
+	// last resort.
+	good := e.classify(bs, st, cls, true) || e.classify(bs, st, cls, false)
+	if !e.anchor(bs, st, cls, good) && !good && !contentFallback(bs, st, cls) {
 		clear(cls) // nothing good
 	}
 	// Filter the words in place.
@@ -471,10 +499,7 @@ func runs(bs []block, st []blockStat, cls []uint8, high int) {
 		for ; j < len(cls) && inRun(cls[j]); j++ {
 			if cls[j] != clsNone {
 				n++
-				s.words += st[j].words
-				s.stops += st[j].stops
-				s.cjk += st[j].cjk
-				s.marks += st[j].marks
+				s.add(st[j])
 				length += int(bs[j].end - bs[j].start)
 			}
 		}

@@ -334,6 +334,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 				if tt == html.StartTagToken {
 					e.blockTag(name, true)
 					e.containerTag(z, name, true)
+					e.nestTag(name, true)
 				} else if isBlockTag(name) {
 					e.cut()
 				}
@@ -375,6 +376,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 			if e.cfg.MainText && skip == "" {
 				e.blockTag(name, false)
 				e.containerTag(z, name, false)
+				e.nestTag(name, false)
 			}
 			if !isFormatting(name) {
 				e.space()

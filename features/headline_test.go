@@ -1,0 +1,109 @@
+package features
+
+import (
+	"strings"
+	"testing"
+)
+
+// The cases are the patterns measured on the issue-4 benchmark and the corpus
+// (the page each comes from is named): each fails if anchoring is removed or
+// applied where it must not be.
+func TestHeadlineAnchor(t *testing.T) {
+	bio := `<div class="about"><p>I live. I learn. I teach. And, 140 characters on twitter is limiting. Here I share and celebrate my creativity and the creativity of others.</p></div>`
+	disclaimer := `<div class="small"><h3>{small print}</h3><p>If you see an image we have not linked or given credit to, please let us know so we can give proper credit. If we have used an image that belongs to your company and you would prefer we not post it, please email us and we will gladly remove it.</p></div>`
+	story := `<div class="box"><h1>Creative Food Sculptures</h1><p><a href="http://fubiz.net/">via fubiz.net</a></p><p>Repurposing food as art is creative, and the food is then eaten.</p></div>`
+	menu := `<ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul>`
+	tests := []struct {
+		name       string
+		page       string
+		want, drop []string
+	}{
+		{"a one-sentence story after its headline wins over a sidebar bio (posterous.com)",
+			`<title>Creative Food Sculptures - I geek for creativity</title><body>` + menu + bio + menu + story + menu + `</body>`,
+			[]string{"sculptures", "repurposing", "eaten"}, []string{"twitter", "celebrate", "fubiz"}},
+		{"... and over an image-credit disclaimer (typepad.com)",
+			`<title>Creative Food Sculptures - Ritzy Bee</title><body>` + menu + disclaimer + menu + story + menu + `</body>`,
+			[]string{"sculptures", "repurposing"}, []string{"credit", "gladly"}},
+		{"no title naming the heading: jusText's choice stands",
+			`<title>I geek for creativity</title><body>` + menu + bio + menu + story + menu + `</body>`,
+			[]string{"twitter"}, []string{"repurposing"}},
+		{"the site's name in the masthead matches the title too: the last headline wins",
+			`<title>Creative Food Sculptures » The Curious Brain</title><body><div id="top"><h1>The Curious Brain</h1><p>We are the brain that is curious about the things of the world.</p></div>` +
+				menu + bio + menu + story + menu + `</body>`,
+			[]string{"sculptures", "repurposing"}, []string{"twitter", "world"}},
+		{"the story's container ends the story: a comment form three levels up is not taken (earthtimes.org)",
+			`<title>Creative Food Sculptures : Internet Technology</title><body><table><tr><td><div><div>` + story + `</div></div></td></tr><tr><td>` + menu +
+				`<div><p>Share this article on</p><p>Have your say</p><p>Name</p><p>Email</p><p>Your comment</p><p>Enter the code that you see in the image to the left of this text</p></div></td></tr></table>` + menu + `</body>`,
+			[]string{"sculptures", "repurposing"}, []string{"share", "comment"}},
+		{"a byline in the headline's box, the story in its parent: jusText's story stands (washingtonpost.com)",
+			`<title>Read comments on mobile web - The Post</title><body>` + menu + `<div class="post"><div class="head"><h2>Read comments on mobile web</h2><div class="byline">Posted by Julia Beizer on March 8, 2013 at 3:23 pm</div></div>` + storyPara + `</div>` + menu + `</body>`,
+			[]string{"council", "ferry"}, nil},
+		{"long good text beyond the grandparent is an article: it stands",
+			`<title>Bridge to close - The Herald</title><body>` + menu + `<div><div><div><h1>Bridge to close</h1><p>The bridge is to close, and it is said that it will be shut for long.</p></div></div></div>` +
+				menu + `<div><div><div>` + storyPara + storyPara + storyPara + `</div></div></div>` + menu + `</body>`,
+			[]string{"council", "ferry"}, nil},
+		{"a headline with only a byline and dates after it is no story",
+			`<title>Creative Food Sculptures - I geek for creativity</title><body>` + menu + bio + menu + `<div><h1>Creative Food Sculptures</h1><p>Denny McCorkle, 11 Jul 2012, 9:39am, 0 comments</p></div>` + menu + `</body>`,
+			[]string{"twitter"}, nil},
+		{"unclosed cells: the story's cell ends at the next cell",
+			`<title>Creative Food Sculptures : Internet Technology</title><body>` + menu + bio + menu + `<table><tr><td><div><div><h1>Creative Food Sculptures</h1><p><a href="http://fubiz.net/">via fubiz.net</a></p><p>Repurposing food is art.</div></div><p>The food is then eaten.<td>` + menu + `<p>Share this on a site that you like and have your say</table>` + menu + `</body>`,
+			[]string{"sculptures", "repurposing", "eaten"}, []string{"say", "twitter"}},
+		{"Chinese: a short news item after its headline (news.163.com)",
+			`<title>证监会要求暂停新股发行_网易新闻</title><body>` + menu + `<div class="side"><p>本站所有文章的版权归作者所有，转载的文章是为了传播更多的信息，如果有侵权请联系我们的编辑。</p></div>` + menu + `<div><h1>证监会要求暂停新股发行</h1><div class="meta"><a href="/">网易新闻</a></div><p>媒体称，新股发行被暂停，缴款的退款。</p></div>` + menu + `</body>`,
+			[]string{"媒", "缴"}, []string{"版", "辑"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := mainTextWords(t, tc.page)
+			words := " " + got + " "
+			for _, w := range tc.want {
+				if !strings.Contains(words, w) {
+					t.Errorf("%q dropped; kept %q", w, got)
+				}
+			}
+			for _, w := range tc.drop {
+				if strings.Contains(words, w) {
+					t.Errorf("%q kept; kept %q", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestNest checks the container stack's depth after each step, with HTML's
+// implied end tags for cells, rows and list items and stray end tags ignored.
+func TestNest(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []string // "+tag" opens, "-tag" closes
+		depth []int    // after each step
+	}{
+		{"boxes", []string{"+div", "+section", "-section", "-div"}, []int{1, 2, 1, 0}},
+		{"unclosed cells and rows", []string{"+table", "+tr", "+td", "+td", "+tr", "+td", "-table"}, []int{1, 2, 3, 3, 2, 3, 0}},
+		{"unclosed items", []string{"+ul", "+li", "+li", "+ul", "+li", "-ul", "-ul"}, []int{1, 2, 2, 3, 4, 2, 0}},
+		{"a stray end tag is ignored", []string{"+div", "-table", "-td", "-div", "-div"}, []int{1, 1, 1, 0, 0}},
+		{"a cell's end does not leave its table", []string{"+td", "+table", "-td", "-table"}, []int{1, 2, 2, 1}},
+		{"an end tag closes what is open inside", []string{"+div", "+div", "+p", "+span", "-div", "-div"}, []int{1, 2, 2, 2, 1, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e Extractor
+			for i, s := range tc.steps {
+				e.nestTag([]byte(s[1:]), s[0] == '+')
+				if e.bs.nest.n != tc.depth[i] {
+					t.Fatalf("after %v: depth %d, want %d", tc.steps[:i+1], e.bs.nest.n, tc.depth[i])
+				}
+			}
+		})
+	}
+	var s nest
+	for range maxNest + 10 {
+		s.open(ctBox)
+	}
+	for range maxNest + 10 {
+		s.close(ctBox)
+	}
+	if s.n != 0 || s.low != 0 {
+		t.Errorf("beyond maxNest: depth %d low %d after as many closes as opens", s.n, s.low)
+	}
+}
