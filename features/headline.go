@@ -236,26 +236,42 @@ func (s *blockStat) add(o blockStat) {
 // that, wherever its headline stands.
 const anchorMaxGood = retryMinText
 
+// anchorGap is the most text between the end of a headline's story and
+// good text after it for that text to be the story's continuation: a share
+// bar or a byline box ("comments | tweet | more") closes before the body
+// starts (measured on washingtonpost.com), while a column of teasers or
+// videos beside the story is far longer (nhl.com).
+const anchorGap = lengthHigh
+
 // anchor applies headline anchoring to the classes jusText gave (good is
-// whether it found any good block): when none of the good text is in the
-// headline's grandparent container after it, and that text is short, the
-// headline and its story are the main text instead. It reports whether it
-// changed cls.
+// whether it found any good block). jusText's choice stands when its good
+// text is in the headline's story or continues it (within anchorGap bytes
+// after it, in the grandparent container), or when that text is long enough
+// to be an article of its own (anchorMaxGood). Otherwise the headline and its
+// story are the main text. It reports whether it changed cls.
 func (e *Extractor) anchor(bs []block, st []blockStat, cls []uint8, good bool) bool {
 	h, end, outer := e.anchored(bs, st)
 	if h < 0 {
 		return false
 	}
 	if good {
+		gap := 0
+		for i := h + 1; i < outer; i++ {
+			if cls[i] == clsGood {
+				if i < end || gap <= anchorGap {
+					return false // jusText found the story, or its continuation
+				}
+				break
+			}
+			if i >= end && st[i].words > 0 {
+				gap += int(bs[i].end - bs[i].start)
+			}
+		}
 		n := 0
 		for i, c := range cls {
-			if c != clsGood {
-				continue
+			if c == clsGood && !legalNotice(e.text[bs[i].start:bs[i].end]) {
+				n += int(bs[i].end - bs[i].start)
 			}
-			if i > h && i < outer {
-				return false // the text after the headline is (part of) what jusText found
-			}
-			n += int(bs[i].end - bs[i].start)
 		}
 		if n >= anchorMaxGood {
 			return false
@@ -269,4 +285,13 @@ func (e *Extractor) anchor(bs []block, st []blockStat, cls []uint8, good bool) b
 		}
 	}
 	return true
+}
+
+// legalNotice says whether a block is a site's copyright or trademark notice,
+// which reads as prose, often at length (nhl.com's is 212 words), but is no
+// article: it does not count as one against a headline's story. The markers
+// are those an article's prose does not use: a copyright sign or "all rights
+// reserved".
+func legalNotice(t []byte) bool {
+	return bytes.Contains(t, []byte("all rights reserved")) || bytes.Contains(t, []byte("©"))
 }

@@ -35,9 +35,17 @@ func TestHeadlineAnchor(t *testing.T) {
 			`<title>Creative Food Sculptures : Internet Technology</title><body><table><tr><td><div><div>` + story + `</div></div></td></tr><tr><td>` + menu +
 				`<div><p>Share this article on</p><p>Have your say</p><p>Name</p><p>Email</p><p>Your comment</p><p>Enter the code that you see in the image to the left of this text</p></div></td></tr></table>` + menu + `</body>`,
 			[]string{"sculptures", "repurposing"}, []string{"share", "comment"}},
-		{"a byline in the headline's box, the story in its parent: jusText's story stands (washingtonpost.com)",
-			`<title>Read comments on mobile web - The Post</title><body>` + menu + `<div class="post"><div class="head"><h2>Read comments on mobile web</h2><div class="byline">Posted by Julia Beizer on March 8, 2013 at 3:23 pm</div></div>` + storyPara + `</div>` + menu + `</body>`,
+		{"a byline in the headline's box, a share bar, the story in its parent: jusText's story stands (washingtonpost.com)",
+			`<title>Read comments on mobile web - The Post</title><body>` + menu + `<div class="post"><div class="head"><h2>Read comments on mobile web</h2><div class="byline">Posted by Julia Beizer on March 8, 2013 at 3:23 pm</div></div><div class="share"><a href="#c">Comments</a> <a href="/t">Tweet</a> <a href="/m">More</a></div>` + storyPara + `</div>` + menu + `</body>`,
 			[]string{"council", "ferry"}, nil},
+		{"good text in the same column but past a run of teasers is not the story's continuation (nhl.com)",
+			`<title>Creative Food Sculptures - NHL.com - News</title><body><div id="main"><div class="col">` + menu + story + strings.Repeat(menu, 20) +
+				`<div class="video"><h3>Wacky celebrations</h3><p>NHL Video Community is a new experience from the NHL where fans can watch the latest and greatest videos and share them with their friends.</p></div></div></div></body>`,
+			[]string{"sculptures", "repurposing"}, []string{"celebrations", "friends"}},
+		{"a long copyright notice is not an article that outweighs the story (nhl.com)",
+			`<title>Creative Food Sculptures - NHL.com - News</title><body>` + menu + `<div><div>` + story + `</div></div>` + menu + `<div class="legal"><p>` + strings.Repeat("NHL.com is the official web site of the National Hockey League. NHL, the NHL Shield and the word mark are registered trademarks of the National Hockey League. ", 4) +
+				`© NHL 2012. All Rights Reserved.</p></div>` + menu + `</body>`,
+			[]string{"sculptures", "repurposing"}, []string{"trademarks"}},
 		{"long good text beyond the grandparent is an article: it stands",
 			`<title>Bridge to close - The Herald</title><body>` + menu + `<div><div><div><h1>Bridge to close</h1><p>The bridge is to close, and it is said that it will be shut for long.</p></div></div></div>` +
 				menu + `<div><div><div>` + storyPara + storyPara + storyPara + `</div></div></div>` + menu + `</body>`,
