@@ -339,6 +339,9 @@ func (e *Extractor) mainText() bool {
 	// found elsewhere (headline.go); the content-container fallback is the
 	// last resort.
 	good := e.classify(bs, st, cls, true) || e.classify(bs, st, cls, false)
+	if good {
+		e.terminate(bs, st, cls)
+	}
 	if !e.anchor(bs, st, cls, good) && !good && !contentFallback(bs, st, cls) {
 		clear(cls) // nothing good
 	}
@@ -592,4 +595,61 @@ func revise(bs []block, all []uint8, idx []int, strict bool) []int {
 		}
 	}
 	return idx
+}
+
+// Terminating blocks (boilerpipe's TerminatingBlocksFinder and
+// IgnoreBlocksAfterContentFilter, Kohlschütter et al., WSDM 2010): a short
+// block such as "Comments", "12 comments", "Post a comment" or "Have your say"
+// marks the end of a story; readers' comments after it read as prose as well
+// as the story does, and on a page whose comment container is not named so
+// (measured on econbrowser.com) jusText takes them all. The mark counts only
+// after minStoryWords words of good text, so a "comments" link in a share
+// bar above the story ends nothing.
+const (
+	endMaxWords   = 15 // boilerpipe's: a terminating block is short
+	minStoryWords = 60 // boilerpipe's IgnoreBlocksAfterContentFilter default
+)
+
+// terminate makes the terminating block and the good blocks after it bad,
+// once minStoryWords words of good text precede it. The mark itself may be
+// good: a short block between good ones takes their class.
+func (e *Extractor) terminate(bs []block, st []blockStat, cls []uint8) {
+	words := 0
+	for i := range bs {
+		if words >= minStoryWords && st[i].words > 0 && st[i].words < endMaxWords &&
+			endOfText(trimText(e.text[bs[i].start:bs[i].end])) {
+			for j := i; j < len(bs); j++ {
+				if cls[j] == clsGood {
+					cls[j] = clsBad
+				}
+			}
+			return
+		}
+		if cls[i] == clsGood {
+			words += st[i].words
+		}
+	}
+}
+
+// endOfText says whether a short block's normalized text marks the end of a
+// story: boilerpipe's markers, WordPress's "leave a comment" / "leave a
+// reply", and the Chinese "发表评论" / "网友评论" (post a comment, readers'
+// comments). boilerpipe also takes "have your say" and "add comment" anywhere
+// in the block; here they must start it, since on news.bbc.co.uk's Have Your
+// Say pages, whose readers' views are the page's content, "send us your
+// suggestions for have your say debates" comes before the views.
+func endOfText(t []byte) bool {
+	for _, p := range [...]string{"comments", "© reuters", "please rate this", "post a comment",
+		"leave a comment", "leave a reply", "add your comment", "add comment", "reader views",
+		"have your say", "reader comments", "what you think...", "发表评论", "网友评论"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return true
+		}
+	}
+	// "12 comments", "3 users responded in"
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && (bytes.HasPrefix(t[i:], []byte(" comments")) || bytes.HasPrefix(t[i:], []byte(" users responded in")))
 }

@@ -115,3 +115,48 @@ func TestNest(t *testing.T) {
 		t.Errorf("beyond maxNest: depth %d low %d after as many closes as opens", s.n, s.low)
 	}
 }
+
+// TestTerminate: readers' comments after a "Comments" mark are not the story
+// (boilerpipe's terminating blocks), once the story has minStoryWords words.
+func TestTerminate(t *testing.T) {
+	menu := `<ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul>`
+	story := storyPara + `<p>The mayor said that the cost of the work would be met by the city and that the ferry would be free to use for all of the residents while the bridge is closed.</p>`
+	comment := `<p>I have used that ferry for years and it is always late, so I do not think that it will be able to take all of the traffic from the bridge.</p>`
+	tests := []struct {
+		name       string
+		page       string
+		want, drop []string
+	}{
+		{"comments after a Comments heading are dropped (econbrowser.com)",
+			`<body>` + menu + story + `<h3>Comments</h3>` + comment + menu + `</body>`,
+			[]string{"council", "mayor"}, []string{"always", "late"}},
+		{"... after a count of comments",
+			`<body>` + menu + story + `<div>12 comments</div>` + comment + menu + `</body>`,
+			[]string{"council", "mayor"}, []string{"always", "late"}},
+		{"... after the Chinese mark",
+			`<body>` + menu + `<p>媒体称，新股发行被要求暂停。证监会邮件要求，已经缴款的退款，今晚七点前需将公告发给交易所。原披露的预计发行时间表将进行调整，网上申购资金下周解冻。</p><h3>网友评论</h3><p>这样的做法对于投资者来说是不公平的，我们希望证监会能够给出一个更加合理的解释。</p>` + menu + `</body>`,
+			[]string{"媒", "冻"}, []string{"投", "释"}},
+		{"a comments link above the story ends nothing",
+			`<body>` + menu + `<div class="share"><a href="#c">3 comments</a></div>` + story + menu + `</body>`,
+			[]string{"council", "mayor"}, []string{"home", "sport"}},
+		{"a mark inside a block does not end the story (news.bbc.co.uk's Have Your Say)",
+			`<body>` + menu + story + `<p>Send us your suggestions for Have Your Say debates</p>` + comment + menu + `</body>`,
+			[]string{"council", "always"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := mainTextWords(t, tc.page)
+			words := " " + got + " "
+			for _, w := range tc.want {
+				if !strings.Contains(words, w) {
+					t.Errorf("%q dropped; kept %q", w, got)
+				}
+			}
+			for _, w := range tc.drop {
+				if strings.Contains(words, w) {
+					t.Errorf("%q kept; kept %q", w, got)
+				}
+			}
+		})
+	}
+}
