@@ -61,20 +61,7 @@ func TestHeadlineAnchor(t *testing.T) {
 			[]string{"媒", "缴"}, []string{"版", "辑"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, _ := mainTextWords(t, tc.page)
-			words := " " + got + " "
-			for _, w := range tc.want {
-				if !strings.Contains(words, w) {
-					t.Errorf("%q dropped; kept %q", w, got)
-				}
-			}
-			for _, w := range tc.drop {
-				if strings.Contains(words, w) {
-					t.Errorf("%q kept; kept %q", w, got)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkMainText(t, tc.page, tc.want, tc.drop) })
 	}
 }
 
@@ -144,19 +131,23 @@ func TestTerminate(t *testing.T) {
 			[]string{"council", "always"}, nil},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, _ := mainTextWords(t, tc.page)
-			words := " " + got + " "
-			for _, w := range tc.want {
-				if !strings.Contains(words, w) {
-					t.Errorf("%q dropped; kept %q", w, got)
-				}
-			}
-			for _, w := range tc.drop {
-				if strings.Contains(words, w) {
-					t.Errorf("%q kept; kept %q", w, got)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkMainText(t, tc.page, tc.want, tc.drop) })
+	}
+}
+
+// checkMainText checks that the main text of page holds every string of want
+// and none of drop.
+func checkMainText(t *testing.T, page string, want, drop []string) {
+	t.Helper()
+	got, _ := mainTextWords(t, page)
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q dropped; kept %q", w, got)
+		}
+	}
+	for _, w := range drop {
+		if strings.Contains(got, w) {
+			t.Errorf("%q kept; kept %q", w, got)
+		}
 	}
 }
