@@ -129,6 +129,11 @@ var DefaultStopwords = []string{
 	"were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
 	"you", "your", "yours", "yourself", "yourselves", "said", "says", "s", "t",
 	"的", "地", "得", "是", "把", "了", "在", "和", "与", "也", "着", "就", "都", "而", "及", "被", "之", "其", "或",
+	// Japanese particles and auxiliaries, written in hiragana, which Chinese
+	// never uses: without them a Japanese paragraph has no stopwords, reads
+	// as a menu to the main-text classifier, and its chains run through
+	// grammar instead of content words.
+	"の", "は", "を", "に", "が", "で", "と", "も", "へ", "た", "て", "な", "し", "か",
 }
 
 // DefaultConfig returns the production configuration: SpotSigs for same-site

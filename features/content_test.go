@@ -51,6 +51,8 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"disadvantages", "divorced", "injury"}, []string{"home"}, true},
 		{"Chinese paragraph with punctuation", `<body><div><a href="/">首页</a><a href="/a">新闻</a><a href="/b">体育</a></div><p>媒体称，新股发行被要求暂停。证监会邮件要求，已经缴款的退款，今晚七点前需将公告发给交易所。原披露的预计发行时间表将进行调整，网上申购资金下周解冻。</p></body>`,
 			[]string{"媒", "证"}, []string{"首", "育"}, true},
+		{"Japanese paragraph: its particles are its stopwords", `<body><div><a href="/">ホーム</a><a href="/a">ニュース</a><a href="/b">スポーツ</a></div><p>トレンドマイクロは三月九日、公衆無線の通信を暗号化して保護するスマートフォン向けのアプリの発売を開始すると発表した。一年版のライセンスは二千九百円で、アプリストアにて販売される。</p></body>`,
+			[]string{"暗", "販"}, []string{"ホ", "ポ"}, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
 		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,
