@@ -89,7 +89,7 @@ func isBlockTag(name []byte) bool {
 // reads like: navigation, footers, side boxes, form controls.
 func chromeTag(name []byte) bool {
 	switch string(name) {
-	case "nav", "footer", "aside", "select", "button", "label", "textarea":
+	case "nav", "footer", "select", "button", "label", "textarea":
 		return true
 	}
 	return false
@@ -125,7 +125,13 @@ type blockState struct {
 }
 
 // containers are the elements whose class or id is read for unlikelyName.
-var containers = [...]string{"div", "section"}
+// An aside is furniture unless its class or id names content: it is meant
+// for side boxes, but some blogs put the post itself in one (measured:
+// celebbabylaundry.com's <aside class="blogPost">), so it is an unlikely
+// container, left out on the first pass and taken on the retry, not chrome.
+var containers = [...]string{"div", "section", "aside"}
+
+const asideIdx = 2 // index of "aside" in containers
 
 func containerIdx(name []byte) int {
 	for i, c := range containers {
@@ -194,7 +200,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			e.nfkc = append(append(e.nfkc, v...), ' ')
 		}
 	}
-	if len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
+	if c == asideIdx && !positiveName(e.nfkc) || len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
 		bs.inUnlikely, bs.unlikely, bs.unlikelyAt = true, c, bs.depth[c]
 		e.cut()
 	} else if !bs.inPositive && len(e.nfkc) > 0 && positiveName(e.nfkc) {

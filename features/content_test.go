@@ -80,6 +80,10 @@ func TestMainTextBlocks(t *testing.T) {
 		{"no content container, no running text: no main text", `<body><div id="nav">` + menu +
 			`</div><div class="box"><h1>Creative food sculptures</h1><p>Via fubiz.net: repurposing food as art is creative.</p></div></body>`,
 			[]string{"home", "creative"}, nil, false},
+		{"an aside is a side box...", `<body>` + menu + `<div>` + storyPara + `</div><aside><p>If you find anything interesting in the curious brain and decide to share it, please link back to the page.</p></aside></body>`,
+			[]string{"council"}, []string{"curious", "interesting"}, true},
+		{"... unless it names the post (celebbabylaundry.com's <aside class=blogPost>)", `<body><nav>` + menu + `</nav><aside class="blogPost"><h1>Bridge to close</h1>` + storyPara + storyPara + storyPara + `</aside><aside class="rgtBlock">` + menu + `</aside></body>`,
+			[]string{"bridge", "council", "ferry"}, []string{"home"}, true},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
