@@ -17,9 +17,10 @@ import (
 
 const corpus = "../../shared/corpus/"
 
-// page is a real page of the corpus, as a crawler would have stored it.
+// page is a real page of the corpus, as a crawler would have stored it: the
+// corpus file html, or body when set (a page edited by the test).
 type page struct {
-	id, url, html string
+	id, url, html, body string
 }
 
 func loadHTML(t testing.TB, rel string) []byte {
@@ -48,7 +49,10 @@ func pagesWARCb(t testing.TB, pages []page) []byte {
 	var buf bytes.Buffer
 	w := warcio.NewWriter(&buf, false)
 	for i, p := range pages {
-		body := loadHTML(t, p.html)
+		body := []byte(p.body)
+		if p.body == "" {
+			body = loadHTML(t, p.html)
+		}
 		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
 			{Name: "WARC-Type", Value: "response"},
 			{Name: "WARC-Record-ID", Value: fmt.Sprintf("<urn:uuid:page-%d-%s>", i, p.id)},
@@ -465,53 +469,51 @@ func TestShortRecapture(t *testing.T) {
 		t.Fatal("the page changed: no comment count or time to edit")
 	}
 	u := "http://thecuriousbrain.com/?p=34524"
-	var buf bytes.Buffer
-	w := warcio.NewWriter(&buf, false)
 	// The copy on another site comes before the one under another URL of the
 	// same site: once that is kept too, its text is in two of the site's kept
 	// pages, which makes it frame (nearIndex.isFrame).
-	for i, p := range []struct{ uri, body string }{{u, html}, {"https://thecuriousbrain.com/?p=34524#top", recap},
-		{"http://example.org/pixel-game-superheroes", strings.Replace(recap, "16:04", "17:30", 1)}, {u + "0", recap}} {
-		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
-			{Name: "WARC-Type", Value: "response"},
-			{Name: "WARC-Record-ID", Value: fmt.Sprintf("<urn:uuid:r%d>", i)},
-			{Name: "WARC-Date", Value: fmt.Sprintf("2026-01-0%dT00:00:00Z", i+1)},
-			{Name: "WARC-Target-URI", Value: p.uri},
-			{Name: "Content-Type", Value: "application/http; msgtype=response"},
-		}}
-		if err := w.WriteRecord(h, []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"+p.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var rep bytes.Buffer
+	pages := []page{{id: "orig", url: u, body: html}, {id: "recap", url: "https://thecuriousbrain.com/?p=34524#top", body: recap},
+		{id: "cross", url: "http://example.org/pixel-game-superheroes", body: strings.Replace(recap, "16:04", "17:30", 1)},
+		{id: "other-url", url: u + "0", body: recap}}
 	opts := DefaultOptions()
-	opts.Report = &rep
-	d := New(opts)
-	if err := d.Run(bytes.NewReader(buf.Bytes()), "recap", io.Discard, false); err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(&rep)
-	for _, want := range []struct{ id, rel string }{{"<urn:uuid:r1>", "same-site"}, {"<urn:uuid:r2>", "cross-site"}} {
-		var dup Duplicate
-		if err := dec.Decode(&dup); err != nil {
-			t.Fatalf("no duplicate reported for %s: %v", want.id, err)
-		}
-		if dup.RecordID != want.id || dup.KeptID != "<urn:uuid:r0>" || dup.Method != "bigrams" || dup.Relation != want.rel ||
-			dup.Similarity < opts.BigramsTau {
-			t.Errorf("report %+v, want %s", dup, want.id)
+	found, st, dups := nearFoundSims(t, opts, pages)
+	for i, rel := range map[int]string{1: "same-site", 2: "cross-site"} {
+		if dup := dups[i]; found[i] != 0 || dup.Method != "bigrams" || dup.Relation != rel || dup.Similarity < opts.BigramsTau {
+			t.Errorf("page %d: found %d, report %+v; want a %s bigram duplicate of page 0", i, found[i], dup, rel)
 		}
 	}
-	if d.Stats.NearRevisits != 2 {
-		t.Errorf("%d near revisits, want 2: the copy under another URL of the same site is kept", d.Stats.NearRevisits)
+	if st.NearRevisits != 2 {
+		t.Errorf("%d near revisits, want 2: the copy under another URL of the same site is kept", st.NearRevisits)
 	}
 	// Without the bigram route the page cannot be compared at all.
 	opts.BigramsBelow = 0
-	d = New(opts)
-	if err := d.Run(bytes.NewReader(buf.Bytes()), "recap", io.Discard, false); err != nil {
-		t.Fatal(err)
+	if _, st, _ = nearFoundSims(t, opts, pages); st.NearRevisits != 0 {
+		t.Errorf("%d near revisits without bigrams: the page has enough spot signatures, pick another", st.NearRevisits)
 	}
-	if d.Stats.NearRevisits != 0 {
-		t.Errorf("%d near revisits without bigrams: the page has enough spot signatures, pick another", d.Stats.NearRevisits)
+}
+
+// TestBigramBoundary: a Japanese story has only the spot signatures of the
+// Chinese antecedents Japanese shares (的 as a suffix): 2 on yahoo.co.jp, 4
+// in a copy with one more sentence. The copy, over SpotSigs' 3, must still be
+// in reach of the original's bigrams.
+func TestBigramBoundary(t *testing.T) {
+	html := string(loadHTML(t, "mozilla-readability/pages/yahoo.co.jp/yahoo-4.html.gz"))
+	const at = "2年版ライセンスは5000円（税込）。"
+	copied := strings.Replace(html, at, at+"同社は今後も積極的に対策を進め、基本的な安全を提供する方針だ。", 1)
+	if copied == html {
+		t.Fatal("the page changed: nowhere to add the sentence")
+	}
+	pages := []page{{id: "yahoo", url: "http://headlines.yahoo.co.jp/hl?a=20170309-35097838-cnetj-sci", body: html},
+		{id: "copy", url: "http://www.example.jp/news/3-9-wi-fi.html", body: copied}}
+	opts := DefaultOptions()
+	found, st, dups := nearFoundSims(t, opts, pages)
+	if found[1] != 0 || dups[1].Method != "bigrams" || dups[1].Relation != "cross-site" || st.NearRevisits != 1 {
+		t.Fatalf("found %v, report %+v: want the copy as a cross-site bigram duplicate", found, dups[1])
+	}
+	// With bigrams only below SpotSigs' 3 signatures, the copy is out of reach.
+	opts.BigramsBelow = mainTextMinSpots
+	if _, st, _ = nearFoundSims(t, opts, pages); st.NearRevisits != 0 {
+		t.Errorf("%d near revisits with bigrams below 3: the copy has fewer than 3 spot signatures, change the sentence", st.NearRevisits)
 	}
 }
 

@@ -67,8 +67,12 @@ type Options struct {
 	FrameFilter bool
 	// BigramsBelow: a page with main text but fewer spot signatures than this
 	// is compared by the word bigrams of its main text, at BigramsTau, with
-	// earlier captures of the same URL and with pages of other sites (0: off). Pages with fewer than 3 spot
-	// signatures (mainTextMinSpots) have no other way to be found.
+	// earlier captures of the same URL and with pages of other sites (0: off),
+	// when SpotSigs finds nothing. Pages with fewer than 3 spot signatures
+	// (mainTextMinSpots) have no other way to be found. The default is twice
+	// that, so that a story whose copies fall on both sides of 3 (a Japanese
+	// story, whose spot signatures are the few chance Chinese antecedents, had
+	// 2 in one frame and 4 in another) is in the bigram index on both sides.
 	BigramsBelow int
 	BigramsTau   float64
 	// MainText takes spot signatures from the blocks of a page that read as
@@ -79,7 +83,7 @@ type Options struct {
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
 	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true,
-		BigramsBelow: mainTextMinSpots, BigramsTau: 0.7}
+		BigramsBelow: 2 * mainTextMinSpots, BigramsTau: 0.7}
 }
 
 // Stats counts what a run did.
