@@ -66,6 +66,9 @@ type analysis struct {
 	spots   features.Bag // SpotSigs multi-set
 	af      features.Bag // AF-SpotSigs multi-set, for short pages; nil for long ones
 	bigrams features.Bag // main-text word bigrams, for pages with few spot signatures; or nil
+	// unlikely: the main text is in containers named as page furniture
+	// (features.Doc.MainTextUnlikely), perhaps the site's own boilerplate.
+	unlikely bool
 	// For --method=henzinger: Alg. B's supershingles and Alg. C's fingerprint.
 	shingles [6]uint64
 	sim384   [6]uint64
@@ -175,6 +178,7 @@ func (a *analyzer) analyze(it *item) {
 	// falling back to all its words would compare frames (measured: most of
 	// the benchmark's same-frame false positives came from such pages).
 	it.an.spotsOK = doc.SpotComparable && (doc.MainText || !a.mainText)
+	it.an.unlikely = doc.MainTextUnlikely
 	if doc.Bigrams.Len() >= minBigrams {
 		it.an.bigrams = matcher.Fold32(doc.Bigrams[:0], doc.Bigrams)
 	}
@@ -221,9 +225,10 @@ const minAFFeatures = 20
 
 // nearDoc is a kept page in the near-duplicate index.
 type nearDoc struct {
-	ref  uint32    // its number in the reference store (refStore)
-	site uint32    // site number (nearIndex.sites)
-	num  [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
+	ref      uint32    // its number in the reference store (refStore)
+	site     uint32    // site number (nearIndex.sites)
+	num      [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
+	unlikely bool      // analysis.unlikely
 }
 
 // noNum marks a family a kept page is not indexed in.
@@ -422,10 +427,10 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		// platform for many local stations: measured on l3s-gn1, 0.72 for two
 		// different stories), and their little text gives a noisy Jaccard: they
 		// are held to the short-page threshold whatever the relation.
-		return d.matchIn(famAF, it.an.af, qsite, o.ShortTau, o.ShortTau, 0)
+		return d.matchIn(famAF, it.an.af, qsite, o.ShortTau, o.ShortTau, 0, it.an.unlikely)
 	}
 	if it.an.spotsOK {
-		if m, found := d.matchIn(famSpots, it.an.spots, qsite, o.SameSiteTau, o.CrossSiteTau, 0); found {
+		if m, found := d.matchIn(famSpots, it.an.spots, qsite, o.SameSiteTau, o.CrossSiteTau, 0, it.an.unlikely); found {
 			return m, true
 		}
 	}
@@ -439,7 +444,7 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		// from 0.943 to 0.975; across sites, 3 more true pairs and no false
 		// one (none either in the corpus's 3.6 million cross-site pairs).
 		return d.matchIn(famBigrams, it.an.bigrams, qsite, o.BigramsTau, o.BigramsTau,
-			urlKey(it.rec.Header.Get("WARC-Target-URI")))
+			urlKey(it.rec.Header.Get("WARC-Target-URI")), it.an.unlikely)
 	}
 	return match{}, false
 }
@@ -449,8 +454,10 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 // filter) and held to the threshold of its relation. A candidate that misses
 // it may still be a containment (SpotSigs only: see containShare). If url is
 // set, the kept pages of the query's own site are candidates only if their
-// canonical URL has that hash (urlKey).
-func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau float64, url uint64) (match, bool) {
+// canonical URL has that hash (urlKey). If unlikely is set, or a candidate of
+// the query's site has its main text in containers named as furniture, that
+// candidate must be a capture of the query's URL.
+func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau float64, url uint64, unlikely bool) (match, bool) {
 	x := d.near
 	fm := &x.fam[f]
 	x.buf = fm.idx.MatchAll(bag, x.buf[:0])
@@ -466,6 +473,14 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
 		if url != 0 && fm.urls[kd.num[f]] != url && kd.site == qsite {
+			continue
+		}
+		if (unlikely || kd.unlikely) && kd.site == qsite && !d.sameURL(kd.ref) {
+			// Text from containers named as furniture may be the site's own
+			// boilerplate, the same on pages with no story (measured on
+			// stylescout.blogspot.com: an app's blurb in the sidebar of two
+			// photo posts, 1.00): within its site such a page is compared
+			// with captures of its own URL only, as bigrams are.
 			continue
 		}
 		tau := crossTau
@@ -541,7 +556,7 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 func (d *Deduper) nearAdd(it *item, ref uint32) {
 	x := d.nearIdx()
 	id := uint32(len(x.docs))
-	nd := nearDoc{ref: ref, site: x.sites.num(it.an.site), num: [3]uint32{noNum, noNum, noNum}}
+	nd := nearDoc{ref: ref, site: x.sites.num(it.an.site), num: [3]uint32{noNum, noNum, noNum}, unlikely: it.an.unlikely}
 	bags := [3]features.Bag{famBigrams: it.an.bigrams}
 	if it.an.af != nil {
 		bags[famAF] = it.an.af

@@ -40,8 +40,11 @@ type block struct {
 const noLow = 1 << 30
 
 // furniture says whether the block is page furniture by its markup: chrome
-// elements always, containers named so unless strict is off (see mainText).
-func (b *block) furniture(strict bool) bool { return b.chrome || strict && b.unlikely }
+// elements and the <title> always, containers named so unless strict is off
+// (see mainText). The title is no body text (jusText reads the body only):
+// it carries the site's name, and a heading before the story repeats the
+// rest.
+func (b *block) furniture(strict bool) bool { return b.chrome || b.title || strict && b.unlikely }
 
 // Block classes (jusText's).
 const (
@@ -344,11 +347,17 @@ func (e *Extractor) mainText() bool {
 	// Then the story after the headline takes the place of short good text
 	// found elsewhere (headline.go); the content-container fallback is the
 	// last resort.
-	good := e.classify(bs, st, cls, true) || e.classify(bs, st, cls, false)
+	strictGood := e.classify(bs, st, cls, true)
+	good := strictGood || e.classify(bs, st, cls, false)
 	if good {
 		e.terminate(bs, st, cls)
 	}
-	if !e.anchor(bs, st, cls, good) && !good && !contentFallback(bs, st, cls) {
+	e.unlikelyText = false
+	switch {
+	case e.anchor(bs, st, cls, good):
+	case good:
+		e.unlikelyText = !strictGood
+	case !contentFallback(bs, st, cls):
 		clear(cls) // nothing good
 	}
 	// Filter the words in place.

@@ -42,6 +42,8 @@ func TestMainTextBlocks(t *testing.T) {
 	}{
 		{"story between menus", `<html><body><nav>` + menu + `</nav><h1>Bridge to close</h1>` + storyPara + `<div class="footer"><a href="/about">About us</a> <a href="/jobs">Jobs</a></div></body></html>`,
 			[]string{"bridge", "council", "ferry"}, []string{"home", "sport", "jobs"}, true},
+		{"the <title> is not body text: its site name is frame", `<title>Ferry timetable changes - The Daily Herald</title><body><p>Get our newsletter:</p>` + storyPara + `</body>`,
+			[]string{"council", "ferry"}, []string{"herald", "daily"}, true},
 		{"headline before the story is kept", `<body>` + menu + `<h2>Ferry timetable changes</h2>` + storyPara + `</body>`,
 			[]string{"timetable", "council"}, []string{"home"}, true},
 		{"link list with sentences is dropped", `<body>` + storyPara + `<div><a href="/1">The mayor has said that the city will be rebuilt in a year and a day</a> <a href="/2">A man was seen walking a dog that was the size of a horse in the park</a></div></body>`,
@@ -216,4 +218,30 @@ func FuzzMainText(f *testing.F) {
 			t.Fatal("no main text found but the signatures differ from the whole page's")
 		}
 	})
+}
+
+// TestMainTextUnlikely: Doc.MainTextUnlikely says the main text was found only
+// by the retry, in containers named as furniture.
+func TestMainTextUnlikely(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs
+	cfg.MainText = true
+	e, err := NewExtractor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, page         string
+		mainText, unlikely bool
+	}{
+		{"a story in the body", `<body><div class="nav"><a href="/">Home</a></div>` + storyPara + storyPara + storyPara + `</body>`, true, false},
+		{"a story held by an unclosed header div", `<body><div id="header"><div><a href="/">Home</a></div>` + storyPara + storyPara + storyPara + `</body>`, true, true},
+		{"only a sidebar's blurb", `<body><div class="photo"><img src="a.jpg"></div><div id="sidebar">` + storyPara + storyPara + storyPara + `</div></body>`, true, true},
+		{"no text", `<body><a href="/">Home</a></body>`, false, false},
+	} {
+		d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
+		if d.MainText != tc.mainText || d.MainTextUnlikely != tc.unlikely {
+			t.Errorf("%s: MainText %v, MainTextUnlikely %v; want %v, %v", tc.name, d.MainText, d.MainTextUnlikely, tc.mainText, tc.unlikely)
+		}
+	}
 }

@@ -28,6 +28,12 @@ type Doc struct {
 	// MainText is set when Config.MainText selected some blocks as running text
 	// (not serialized: it describes the extraction, not the signatures).
 	MainText bool
+	// MainTextUnlikely is set when that text was found only in containers
+	// whose class or id names page furniture (jusText run again without that
+	// rule, as Readability retries): a story in a mislabelled container, or
+	// a sidebar's blurb on a page with no story, the same on every page of
+	// the site. Not serialized either.
+	MainTextUnlikely bool
 
 	// Spots is the SpotSigs multi-set (FamSpotSigs); SpotComparable is
 	// Spots.Len() >= Config.MinSpots.

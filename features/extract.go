@@ -47,9 +47,12 @@ type Extractor struct {
 	bstat   []blockStat
 	idx     []int
 	bs      blockState // open elements while tokenizing
-	qbuf    []byte
-	qoff    []int32
-	mins    [84]uint64
+	// unlikelyText: the main text was found by the retry, in containers
+	// named as page furniture (Doc.MainTextUnlikely).
+	unlikelyText bool
+	qbuf         []byte
+	qoff         []int32
+	mins         [84]uint64
 }
 
 // imgRef is an IMG tag's term and where in the text it occurred.
@@ -166,6 +169,7 @@ func (e *Extractor) finish(d Doc) Doc {
 	}
 	if e.cfg.MainText {
 		d.MainText = e.mainText()
+		d.MainTextUnlikely = d.MainText && e.unlikelyText
 	}
 	e.features(&d)
 	return d
