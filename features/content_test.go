@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// mainTextWords returns the words Config.MainText keeps of page, as one string.
-func mainTextWords(t *testing.T, page string) (string, bool) {
+// mainTextExtractor is an Extractor of spot signatures from the main text.
+func mainTextExtractor(t *testing.T) *Extractor {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Families = FamSpotSigs
@@ -18,6 +18,13 @@ func mainTextWords(t *testing.T, page string) (string, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// mainTextWords returns the words Config.MainText keeps of page, as one string.
+func mainTextWords(t *testing.T, page string) (string, bool) {
+	t.Helper()
+	e := mainTextExtractor(t)
 	d := e.Extract([]byte(page), "text/html; charset=utf-8", "")
 	var sb strings.Builder
 	for _, w := range e.words {
@@ -223,13 +230,7 @@ func FuzzMainText(f *testing.F) {
 // TestMainTextUnlikely: Doc.MainTextUnlikely says the main text was found only
 // by the retry, in containers named as furniture.
 func TestMainTextUnlikely(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Families = FamSpotSigs
-	cfg.MainText = true
-	e, err := NewExtractor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mainTextExtractor(t)
 	for _, tc := range []struct {
 		name, page         string
 		mainText, unlikely bool
