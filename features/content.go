@@ -646,6 +646,10 @@ func (e *Extractor) terminate(bs []block, st []blockStat, cls []uint8) {
 	}
 }
 
+var endMarks = [][]byte{[]byte("comments"), []byte("© reuters"), []byte("please rate this"), []byte("post a comment"),
+	[]byte("leave a comment"), []byte("leave a reply"), []byte("add your comment"), []byte("add comment"), []byte("reader views"),
+	[]byte("have your say"), []byte("reader comments"), []byte("what you think..."), []byte("发表评论"), []byte("网友评论")}
+
 // endOfText says whether a short block's normalized text marks the end of a
 // story: boilerpipe's markers, WordPress's "leave a comment" / "leave a
 // reply", and the Chinese "发表评论" / "网友评论" (post a comment, readers'
@@ -654,10 +658,8 @@ func (e *Extractor) terminate(bs []block, st []blockStat, cls []uint8) {
 // Say pages, whose readers' views are the page's content, "send us your
 // suggestions for have your say debates" comes before the views.
 func endOfText(t []byte) bool {
-	for _, p := range [...]string{"comments", "© reuters", "please rate this", "post a comment",
-		"leave a comment", "leave a reply", "add your comment", "add comment", "reader views",
-		"have your say", "reader comments", "what you think...", "发表评论", "网友评论"} {
-		if bytes.HasPrefix(t, []byte(p)) {
+	for _, p := range endMarks {
+		if bytes.HasPrefix(t, p) {
 			return true
 		}
 	}
