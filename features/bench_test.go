@@ -32,9 +32,24 @@ func benchPages(b *testing.B) ([]*corpusPage, int64) {
 }
 
 func benchFamilies(b *testing.B, f Family) {
-	pages, total := benchPages(b)
 	cfg := DefaultConfig()
 	cfg.Families = f
+	benchConfig(b, cfg)
+}
+
+// BenchmarkMainText: spot signatures of the main text and bigrams of pages
+// with few of them, as package dedup extracts them for every page.
+func BenchmarkMainText(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs
+	cfg.MainText = true
+	cfg.MinSpots = 3
+	cfg.BigramsBelow = 6
+	benchConfig(b, cfg)
+}
+
+func benchConfig(b *testing.B, cfg Config) {
+	pages, total := benchPages(b)
 	e, err := NewExtractor(cfg)
 	if err != nil {
 		b.Fatal(err)
