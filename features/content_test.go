@@ -202,6 +202,9 @@ func FuzzMainText(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(`<body><nav><p>a</p></nav>` + storyPara + `<h1><a>x</a></h1><p>` + storyPara))
+	// Headline anchoring, implied cell ends, terminating blocks, asides.
+	f.Add([]byte(`<title>Bridge to close - Herald</title><table><tr><td><div><h1>Bridge to close</h1><p>It is to be shut for a year.<td>` +
+		`<aside class="post">` + storyPara + `</aside><h3>12 comments</h3><li>` + storyPara + `</table>`))
 	cfg := DefaultConfig()
 	cfg.Families = FamSpotSigs | FamAF
 	cfg.MaxDocBytes = fuzzMaxDoc
