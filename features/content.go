@@ -332,6 +332,7 @@ func (e *Extractor) mainText() bool {
 		if 2*s.cjk > s.words {
 			s.marks = cjkMarks(e.text[b.start:b.end])
 		}
+		s.notice = s.words > 0 && s.words <= noticeMaxWords && cookieNotice(e.text[b.start:b.end])
 		st = append(st, s)
 		cls = append(cls, 0)
 	}
@@ -435,7 +436,32 @@ func (e *Extractor) classify(bs []block, st []blockStat, cls []uint8, strict boo
 }
 
 // blockStat counts the words of a block.
-type blockStat struct{ words, stops, cjk, marks int }
+type blockStat struct {
+	words, stops, cjk, marks int
+	notice                   bool // a cookie notice (cookieNotice)
+}
+
+// noticeMaxWords bounds the blocks cookieNotice looks at: notices are a
+// sentence or three, and a story about cookies is longer.
+const noticeMaxWords = 80
+
+// cookieNotice says whether a block is a site's cookie banner ("This website
+// uses cookies to improve your experience... Accept"): it reads as prose to
+// jusText and is on every page, and when it is the only text the first pass
+// finds, a story in a container named like a sidebar is never looked for
+// (measured on theantijunecleaver.com, whose post is in a "penci_sidebar"
+// container).
+func cookieNotice(t []byte) bool {
+	if !bytes.Contains(t, []byte("cookie")) {
+		return false
+	}
+	for _, m := range [...]string{"uses cookies", "use cookies", "use of cookies", "accept", "consent", "cookie policy"} {
+		if bytes.Contains(t, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
 
 // cjkMarks counts the sentence punctuation of Chinese text: full-width commas,
 // semicolons, colons, question and exclamation marks (ASCII after NFKC), the
@@ -465,7 +491,7 @@ func classify(b *block, s blockStat, high int, strict bool) uint8 {
 		return clsNone
 	}
 	length := int(b.end - b.start)
-	if b.furniture(strict) {
+	if b.furniture(strict) || s.notice {
 		return clsBad
 	}
 	if float64(b.link) > maxLinkDensity*float64(length) {

@@ -93,6 +93,9 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council"}, []string{"curious", "interesting"}, true},
 		{"... unless it names the post (celebbabylaundry.com's <aside class=blogPost>)", `<body><nav>` + menu + `</nav><aside class="blogPost"><h1>Bridge to close</h1>` + storyPara + storyPara + storyPara + `</aside><aside class="rgtBlock">` + menu + `</aside></body>`,
 			[]string{"bridge", "council", "ferry"}, []string{"home"}, true},
+		{"a cookie banner is no text: it must not hide a story in a container named like a sidebar (theantijunecleaver.com)",
+			`<body>` + menu + `<div class="container penci_sidebar">` + storyPara + storyPara + storyPara + `</div><div id="cookie-law-info-bar">This website uses cookies to improve your experience. We'll assume you're ok with this, but you can opt-out if you wish. Accept Read More</div></body>`,
+			[]string{"council", "ferry"}, []string{"cookies", "opt-out"}, true},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
