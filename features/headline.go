@@ -19,7 +19,7 @@ import "bytes"
 // Container elements whose nesting bounds a headline's region. A block records
 // how deep in them its text is, and how shallow the nesting went since the
 // text before it (block.depth, block.low): the region of a container at depth
-// L is the run of blocks none of which went above L.
+// L is the run of blocks whose nesting never went shallower than L.
 const (
 	ctNone uint8 = iota
 	ctBox        // div, section, article and the like: closed explicitly
