@@ -160,3 +160,28 @@ func TestWorkersSameOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputPermissions: the output has its input's permission bits (the
+// temporary file it is written to is created 0600), as gzip's output has.
+func TestOutputPermissions(t *testing.T) {
+	dir := t.TempDir()
+	for _, perm := range []os.FileMode{0o644, 0o640} {
+		in := filepath.Join(dir, "in.warc.gz")
+		copyFile(t, samplePath, in)
+		if err := os.Chmod(in, perm); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out", "out.warc.gz")
+		if code, msg := runCLI(t, "-q", in, out); code != 0 {
+			t.Fatalf("exit %d: %s", code, msg)
+		}
+		fi, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != perm {
+			t.Errorf("output mode %v, want the input's %v", fi.Mode().Perm(), perm)
+		}
+		os.Remove(out)
+	}
+}

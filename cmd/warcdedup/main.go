@@ -324,6 +324,10 @@ func sameFile(a, b string) bool {
 func runJob(d *dedup.Deduper, j job, cfg config, stdin io.Reader, stdout io.Writer) error {
 	var in io.Reader = stdin
 	name := "<stdin>"
+	// The output gets the input's permissions, as gzip gives its output: the
+	// temporary file is created 0600, and a WARC that only its writer can read
+	// is of no use to a replay tool running as another user.
+	perm := os.FileMode(0o644)
 	if j.in != "-" {
 		f, err := os.Open(j.in)
 		if err != nil {
@@ -331,6 +335,9 @@ func runJob(d *dedup.Deduper, j job, cfg config, stdin io.Reader, stdout io.Writ
 		}
 		defer f.Close()
 		in, name = f, j.in
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			perm = fi.Mode().Perm()
+		}
 	}
 	compress := strings.HasSuffix(j.out, ".gz") || j.out == "-"
 	switch cfg.compress {
@@ -357,6 +364,9 @@ func runJob(d *dedup.Deduper, j job, cfg config, stdin io.Reader, stdout io.Writ
 		}
 	}()
 	if err := d.Run(in, name, tmp, compress); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
