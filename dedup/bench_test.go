@@ -9,15 +9,17 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"warcdedup/internal/testshared"
 )
 
 // corpusPages lists up to n pages of the corpus with their URLs.
 func corpusPages(tb testing.TB, n int) []page {
 	var ps []page
 	for _, ds := range []string{"l3s-gn1", "dragnet", "cleaneval-final", "cx-bbc", "cx-163", "chinese-wced", "cleanportaleval", "scrapinghub-aeb"} {
-		f, err := os.Open(corpus + ds + "/manifest.jsonl")
+		f, err := os.Open(testshared.Path(tb, "corpus/"+ds+"/manifest.jsonl"))
 		if err != nil {
-			tb.Skip(err)
+			tb.Fatal(err)
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)

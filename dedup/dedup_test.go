@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"warcdedup/internal/testshared"
 	"warcdedup/warcio"
 )
 
@@ -157,15 +159,14 @@ func TestDigestConflict(t *testing.T) {
 // (near duplicates, not exact). Exact deduplication of both files in one run must
 // keep every record and change none that is not an exact duplicate.
 func TestRecrawlPairExact(t *testing.T) {
-	dir := "../../shared/warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs/"
-	files := []string{"BL-20140325121225068-00000-32090~opera~8443.warc.gz", "BL-20140325122341434-00000-32090~opera~8443.warc.gz"}
+	dir := testshared.Path(t, ukwaRecrawl)
 	opts := DefaultOptions()
 	opts.Near = NearOff
 	d := New(opts)
-	for _, f := range files {
-		in, err := os.ReadFile(dir + f)
+	for _, f := range ukwaFiles {
+		in, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		var out bytes.Buffer
 		if err := d.Run(bytes.NewReader(in), f, &out, true); err != nil {
