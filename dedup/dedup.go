@@ -101,7 +101,7 @@ type Stats struct {
 	SkippedSmall    int // ... payload under MinSize
 	SkippedTruncSeg int // ... truncated or segmented records
 	Nonconforming   int // records with problems found by warcio.Validate
-	DigestConflicts int // same recorded payload digest, different payload bytes: kept both
+	DigestConflicts int // same recorded payload digest or SHA-1, different payload bytes: kept both
 	EmptyFiles      int // inputs without a single record
 	NearRevisits    int // near duplicates replaced by revisit records
 	Annotations     int // near duplicates kept, with a metadata record added
@@ -335,15 +335,17 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	if err != nil {
 		return err
 	}
-	if dup && kept.computed != pay.Digest {
-		// The crawler recorded the same digest for different bytes. Matching on the
-		// recorded string alone would replace a unique payload: keep it.
+	if dup && (kept.computed != pay.Digest || kept.sha256 != pay.SHA256) {
+		// The crawler recorded the same digest for different bytes, or the bytes
+		// differ under one SHA-1 (a collision, as the SHAttered PDFs, Stevens et
+		// al., CRYPTO 2017). Matching on the recorded string or on SHA-1 alone
+		// would replace a unique payload: keep it.
 		d.Stats.DigestConflicts++
 		return d.pass(w, rec, raw)
 	}
 	if !dup {
 		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
-			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest}
+			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256}
 		var m match
 		found := false
 		if it.an.ok && d.opts.Method == MethodHenzinger {

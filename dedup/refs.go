@@ -15,6 +15,10 @@ type ref struct {
 	id, uri, date string
 	digest        string // the payload digest as recorded (or computed, if none was)
 	computed      string // the payload digest computed here, to confirm a recorded one
+	// sha256 is the payload's SHA-256, computed here: SHA-1 alone does not
+	// prove two payloads identical (SHAttered, Stevens et al., CRYPTO 2017:
+	// two PDFs with one SHA-1), so an exact duplicate must agree on it too.
+	sha256 [32]byte
 }
 
 // refStore keeps the references of the kept records, one per payload digest,
@@ -86,6 +90,7 @@ func (s *refStore) add(r ref) (uint32, error) {
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
 	}
+	b = append(b, r.sha256[:]...)
 	s.buf = b
 	n := uint32(len(s.off))
 	s.off = append(s.off, s.size)
@@ -125,7 +130,11 @@ func (s *refStore) get(n uint32) (ref, error) {
 		}
 		v[i], b = string(b[k:k+int(l)]), b[k+int(l):]
 	}
-	return ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4]}, nil
+	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4]}
+	if copy(r.sha256[:], b) != len(r.sha256) || len(b) != len(r.sha256) {
+		return ref{}, s.fail(io.ErrUnexpectedEOF)
+	}
+	return r, nil
 }
 
 // lookup returns the kept record of a payload digest, if there is one.

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -15,7 +16,8 @@ func TestRefStore(t *testing.T) {
 	var want []ref
 	for i := range 1000 {
 		r := ref{id: fmt.Sprintf("<urn:uuid:%d>", i), uri: fmt.Sprintf("http://example.com/%d?q=%s", i, string(make([]byte, i%300))),
-			date: "2026-11-23T12:00:00Z", digest: fmt.Sprintf("sha1:%032d", i), computed: fmt.Sprintf("sha1:%032d", i+1)}
+			date: "2026-11-23T12:00:00Z", digest: fmt.Sprintf("sha1:%032d", i), computed: fmt.Sprintf("sha1:%032d", i+1),
+			sha256: sha256.Sum256([]byte{byte(i), byte(i >> 8)})}
 		if i%7 == 0 {
 			r.uri = "" // empty fields round-trip too
 		}
