@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"warcdedup/internal/testshared"
 )
 
 // Benchmark files: a real Heritrix crawl (per-record gzip) and its uncompressed
@@ -19,9 +21,9 @@ var benchFiles = []string{
 }
 
 func loadBench(b *testing.B, p string) []byte {
-	data, err := os.ReadFile(filepath.Join(shared, p))
+	data, err := os.ReadFile(testshared.Path(b, "warcs/"+p))
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	return data
 }

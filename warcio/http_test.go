@@ -3,10 +3,6 @@ package warcio
 import (
 	"bytes"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -72,55 +68,6 @@ func TestDechunk(t *testing.T) {
 		}
 		if !tc.err && string(got) != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// The three ukwa files hold the same page stored with Content-Encoding br, gzip and
-// none: decoded for analysis they must give the same text, while the digest is of
-// the stored bytes.
-func TestContentEncodings(t *testing.T) {
-	dir := filepath.Join(shared, "ukwa+webarchive-discovery/warc-indexer/src/test/resources/compression")
-	texts := map[string]string{}
-	for _, enc := range []string{"brotli", "gzip", "none"} {
-		path := filepath.Join(dir, "transfer_compression_"+enc+".warc")
-		f, err := os.Open(path)
-		if err != nil {
-			t.Skip(err)
-		}
-		defer f.Close()
-		r := NewReader(f, path)
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rec.Type() != "response" {
-				continue
-			}
-			p, err := ReadPayload(r, func(*HTTPResponse) int { return 1 << 20 })
-			if err != nil {
-				t.Fatalf("%s: %v", enc, err)
-			}
-			body, err := p.Decode(1 << 20)
-			if err != nil {
-				t.Fatalf("%s: decode: %v", enc, err)
-			}
-			if want := rec.Header.Get("WARC-Payload-Digest"); want != "" && want != p.Digest {
-				t.Errorf("%s: computed %s, record says %s", enc, p.Digest, want)
-			}
-			texts[enc] = string(body)
-		}
-	}
-	if texts["none"] == "" || !strings.Contains(strings.ToLower(texts["none"]), "<html") {
-		t.Fatalf("no HTML in the identity-encoded response: %.100q", texts["none"])
-	}
-	for _, enc := range []string{"brotli", "gzip"} {
-		if texts[enc] != texts["none"] {
-			t.Errorf("%s decodes to %d bytes, identity has %d", enc, len(texts[enc]), len(texts["none"]))
 		}
 	}
 }
