@@ -120,11 +120,42 @@ func TestMainTextBlocks(t *testing.T) {
 	}
 }
 
+// mainTextFloors are, per corpus dataset, the lowest mean recall of the gold
+// text's spot signatures and the lowest mean precision the main text may have:
+// 0.01 under what each measures, rounded down, so that a change that costs one
+// kind of page fails here even when another kind gains. Datasets differ too
+// much for one corpus-wide mean to mean anything: wcxb's shops, forums and
+// documentation pages measure far under the news datasets.
+// Regenerate the measured values with
+// go test ./features -run 'TestMainTextCorpus$' -v.
+var mainTextFloors = map[string]struct{ recall, precision float64 }{
+	// measured: recall 0.965, precision 0.914
+	"chinese-wced": {0.95, 0.90},
+	// 0.820, 0.890
+	"cleaneval-dev": {0.81, 0.88},
+	// 0.862, 0.905
+	"cleaneval-final": {0.85, 0.89},
+	// 0.902, 0.940
+	"cleanportaleval": {0.89, 0.93},
+	// 0.974, 0.989
+	"cx-163": {0.96, 0.97},
+	// 0.779, 0.786
+	"cx-bbc": {0.76, 0.77},
+	// 0.871, 0.904
+	"dragnet": {0.86, 0.89},
+	// 0.942, 0.906
+	"l3s-gn1": {0.93, 0.89},
+	// 0.923, 0.910
+	"scrapinghub-aeb": {0.91, 0.90},
+	// 0.711, 0.764
+	"wcxb": {0.70, 0.75},
+}
+
 // TestMainTextCorpus measures, on the corpus pages with gold text, how much of
 // the gold text's spot signatures the main text keeps (recall) and how much of
-// what it keeps is gold (precision), against the whole page. The main text must
-// be much cleaner than the page and keep most of the story; the floors are a
-// little under the values measured when the classifier was written (logged).
+// what it keeps is gold (precision), against the whole page, per dataset. Each
+// dataset is held to its own floors (mainTextFloors); over the whole corpus the
+// main text must be much cleaner than the page.
 func TestMainTextCorpus(t *testing.T) {
 	pages := loadCorpus(t)
 	whole := DefaultConfig()
@@ -183,17 +214,28 @@ func TestMainTextCorpus(t *testing.T) {
 		t.Log(line(k, by[k]))
 	}
 	t.Log(line("all", &all))
-	n := float64(all.n)
-	if all.n < 1000 {
-		t.Fatalf("only %d pages with gold text", all.n)
+	for _, k := range names {
+		a := by[k]
+		fl, ok := mainTextFloors[k]
+		if !ok {
+			t.Errorf("dataset %s has no floors in mainTextFloors: measure it and add them", k)
+			continue
+		}
+		n := float64(a.n)
+		if r := a.recall / n; r < fl.recall {
+			t.Errorf("%s: mean recall of gold signatures %.3f, want >= %.2f", k, r, fl.recall)
+		}
+		if p := a.prec / n; p < fl.precision {
+			t.Errorf("%s: mean precision %.3f, want >= %.2f", k, p, fl.precision)
+		}
 	}
-	// Measured 2026-11-23: 3,100 pages, main text found on 98.2%, recall
-	// 0.889, precision 0.886 against 0.676 for the whole page.
-	if r := all.recall / n; r < 0.87 {
-		t.Errorf("mean recall of gold signatures %.3f, want >= 0.87", r)
+	for k := range mainTextFloors {
+		if a := by[k]; a == nil || a.n < 50 {
+			t.Errorf("dataset %s: too few pages with gold text to measure", k)
+		}
 	}
-	if p, pw := all.prec/n, all.precAll/n; p < 0.86 || p < pw+0.18 {
-		t.Errorf("mean precision %.3f (whole page %.3f), want >= 0.86 and 0.18 above the whole page", p, pw)
+	if p, pw := all.prec/float64(all.n), all.precAll/float64(all.n); p < pw+0.18 {
+		t.Errorf("mean precision %.3f (whole page %.3f), want 0.18 above the whole page", p, pw)
 	}
 }
 

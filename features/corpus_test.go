@@ -13,10 +13,9 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
-)
 
-// corpusDir is the shared corpus seen from this package's directory.
-const corpusDir = "../../shared/corpus"
+	"warcdedup/internal/testshared"
+)
 
 type corpusPage struct {
 	Dataset string
@@ -38,12 +37,11 @@ var (
 	corpusErr   error
 )
 
-// loadCorpus reads every manifest and page of the shared corpus once.
+// loadCorpus reads every manifest and page of the shared corpus once. Its
+// tests are corpus-wide measurements: they skip with -short.
 func loadCorpus(t testing.TB) []*corpusPage {
 	t.Helper()
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("shared corpus not found at %s", corpusDir)
-	}
+	corpusDir := testshared.Measure(t, "corpus")
 	corpusOnce.Do(func() {
 		manifests, _ := filepath.Glob(filepath.Join(corpusDir, "*", "manifest.jsonl"))
 		for _, m := range manifests {

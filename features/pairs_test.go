@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"warcdedup/internal/testshared"
 	"warcdedup/sitekey"
 )
 
@@ -91,7 +91,7 @@ func (m *metricDists) log(t *testing.T, name string) {
 // separations that hold on this corpus (numbers in the comments were measured).
 func TestPairs(t *testing.T) {
 	pages := loadCorpus(t)
-	f, err := os.Open(filepath.Join(corpusDir, "_pairs", "gold_text_overlap_pairs.jsonl"))
+	f, err := os.Open(testshared.Path(t, "corpus/_pairs/gold_text_overlap_pairs.jsonl"))
 	if err != nil {
 		t.Skip(err)
 	}

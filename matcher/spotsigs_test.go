@@ -110,10 +110,19 @@ func mustTau(t testing.TB, s string) float64 {
 	return f
 }
 
+// seeds is how many random draws an exactness test checks: fewer with -short,
+// which still checks every threshold.
+func seeds(full uint64) uint64 {
+	if testing.Short() {
+		return max(full/5, 2)
+	}
+	return full
+}
+
 // TestAllPairsExact: full matching returns exactly the pairs brute force finds.
 func TestAllPairsExact(t *testing.T) {
 	for _, tau := range taus {
-		for seed := range uint64(20) {
+		for seed := range seeds(20) {
 			r := rand.New(rand.NewPCG(seed, 1))
 			bags := randomBags(r, 150+r.IntN(150), 10+r.IntN(40))
 			got, _, err := AllPairs(mustTau(t, tau), bags)
@@ -142,7 +151,7 @@ func TestAllPairsExact(t *testing.T) {
 func TestMatchExact(t *testing.T) {
 	for _, tau := range taus {
 		var pairs, exact int
-		for seed := range uint64(10) {
+		for seed := range seeds(10) {
 			r := rand.New(rand.NewPCG(seed, 2))
 			bags := randomBags(r, 400, 10+r.IntN(40))
 			s, err := NewSpotSigs(mustTau(t, tau))

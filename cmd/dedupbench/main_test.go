@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-const corpus = "../../../shared/corpus"
+	"warcdedup/internal/testshared"
+)
 
 func TestUsage(t *testing.T) {
 	tests := []struct {
@@ -37,9 +37,7 @@ func TestUsage(t *testing.T) {
 // were warcdedup's output with nothing deduplicated: every record is found,
 // no duplicate is reported, recall is 0 and precision 1.
 func TestGenScore(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
-		t.Skip("shared corpus not found")
-	}
+	corpus := filepath.Dir(testshared.Path(t, "corpus/_pairs"))
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := run([]string{"gen", "-corpus", corpus, "-out", dir, "-max-pages", "80", "-files", "2", "-seed", "5"}, &out, &errb); code != 0 {
@@ -79,9 +77,7 @@ func TestGenScore(t *testing.T) {
 // TestGenScale checks that -scale reaches the generator: synthetic pages and
 // more records than the same sample unscaled.
 func TestGenScale(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
-		t.Skip("shared corpus not found")
-	}
+	corpus := filepath.Dir(testshared.Path(t, "corpus/_pairs"))
 	var sums [2]struct {
 		Records   int `json:"records"`
 		Scale     int `json:"scale"`
@@ -106,9 +102,7 @@ func TestGenScale(t *testing.T) {
 // TestRun runs a stand-in for warcdedup that copies its inputs unchanged, and
 // checks that run passes the flags after -- and scores the copies.
 func TestRun(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(corpus, "_pairs")); err != nil {
-		t.Skip("shared corpus not found")
-	}
+	corpus := filepath.Dir(testshared.Path(t, "corpus/_pairs"))
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh")
 	}

@@ -6,28 +6,31 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"warcdedup/internal/testshared"
 	"warcdedup/warcio"
 )
 
-const corpusDir = "../../../shared/corpus"
-const warccheck = "../../../shared/tools/warccheck.py"
+// corpusDir is the shared corpus the generator draws its pages from; the test
+// skips without it.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	return testshared.Corpus(t)
+}
 
+// needCorpus skips a generator test without the shared corpus.
 func needCorpus(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(corpusDir, "_pairs", "gold_text_overlap_pairs.jsonl")); err != nil {
-		t.Skip("shared corpus not found:", err)
-	}
+	testshared.Path(t, "corpus/_pairs/gold_text_overlap_pairs.jsonl")
 }
 
 func genSample(t *testing.T, seed uint64) string {
 	t.Helper()
 	dir := t.TempDir()
-	_, err := Generate(Config{Corpus: corpusDir, Out: dir, Seed: seed, Files: 2, MaxPages: 160})
+	_, err := Generate(Config{Corpus: corpusDir(t), Out: dir, Seed: seed, Files: 2, MaxPages: 160})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,16 +155,7 @@ func checkWARCs(t *testing.T, dir string, names []string) []Label {
 
 func checkIndependently(t *testing.T, path string, want int) {
 	t.Helper()
-	if _, err := os.Stat(warccheck); err != nil {
-		t.Log("independent checker not found; skipped")
-		return
-	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Log("python3 not found; independent check skipped")
-		return
-	}
-	out, err := exec.Command(py, warccheck, "records", path).CombinedOutput()
+	out, err := testshared.Checker(t, "records", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("warccheck records %s: %v\n%s", path, err, out)
 	}
@@ -248,7 +242,7 @@ func TestGenerateFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("full benchmark in -short mode")
 	}
-	sum, err := Generate(Config{Corpus: corpusDir, Out: t.TempDir(), Seed: DefaultSeed})
+	sum, err := Generate(Config{Corpus: corpusDir(t), Out: t.TempDir(), Seed: DefaultSeed})
 	if err != nil {
 		t.Fatal(err)
 	}

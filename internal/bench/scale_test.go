@@ -14,7 +14,7 @@ import (
 func genScaled(t *testing.T, seed uint64) (string, *Summary) {
 	t.Helper()
 	dir := t.TempDir()
-	sum, err := Generate(Config{Corpus: corpusDir, Out: dir, Seed: seed, Files: 2, MaxPages: 120, Scale: 3})
+	sum, err := Generate(Config{Corpus: corpusDir(t), Out: dir, Seed: seed, Files: 2, MaxPages: 120, Scale: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func shingleSet(s string) map[uint64]bool {
 // from few donors, so stories share more than in the full set.
 func TestSyntheticStories(t *testing.T) {
 	needCorpus(t)
-	g, err := newGenerator(Config{Corpus: corpusDir, Seed: 3, MaxPages: 400, Scale: 3, Recaptured: -1, Syndicated: -1})
+	g, err := newGenerator(Config{Corpus: corpusDir(t), Seed: 3, MaxPages: 400, Scale: 3, Recaptured: -1, Syndicated: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
