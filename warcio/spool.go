@@ -21,10 +21,14 @@ type Spool struct {
 	limit int
 	dir   string
 	err   error
+	// name is the temporary file's name while it is still linked: only when it
+	// could not be removed at creation.
+	name string
 }
 
 // NewSpool returns an empty spool keeping up to limit bytes in memory and the rest
-// in a temporary file in dir ("" for the system default).
+// in a temporary file in dir ("" for the system default), named warcdedup-spool-*
+// and unlinked as soon as it is created.
 func NewSpool(limit int, dir string) *Spool {
 	s := &Spool{limit: limit, dir: dir}
 	if b, ok := memPool.Get().(*[]byte); ok {
@@ -70,6 +74,11 @@ func (s *Spool) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		s.f = f
+		// Unlinked at once, the file lives only as long as its descriptor: a
+		// run that is killed leaves nothing in the temporary directory.
+		if removeTemp(f.Name()) != nil {
+			s.name = f.Name()
+		}
 		if _, err := f.Write(s.mem); err != nil {
 			s.err = err
 			return 0, err
@@ -149,16 +158,22 @@ func (s *Spool) Reset() {
 	s.err = nil
 }
 
-// Close removes the temporary file, if any.
+// Close closes the temporary file, if any, which frees its space.
 func (s *Spool) Close() error {
 	if s.f == nil {
 		return nil
 	}
-	name := s.f.Name()
 	err := s.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
+	if s.name != "" {
+		if rerr := os.Remove(s.name); err == nil {
+			err = rerr
+		}
+		s.name = ""
 	}
 	s.f = nil
 	return err
 }
+
+// removeTemp removes a spool's file name; a variable so that tests can make it
+// fail, as it does on systems that cannot remove an open file.
+var removeTemp = os.Remove
