@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"warcdedup/internal/testshared"
 )
 
 func copyFile(t *testing.T, from, to string) {
@@ -47,10 +49,7 @@ func TestRefusesToOverwriteInput(t *testing.T) {
 // A damaged input fails the file in strict mode, and no partial output or temp
 // file is left; in lenient mode the run finishes with exit 3.
 func TestDamagedInput(t *testing.T) {
-	in := filepath.Join(shared, "chatnoir-eu+chatnoir-resiliparse/tests/data/clipped.warc.gz")
-	if _, err := os.Stat(in); err != nil {
-		t.Skip(err)
-	}
+	in := testshared.Path(t, "warcs/chatnoir-eu+chatnoir-resiliparse/tests/data/clipped.warc.gz")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.warc.gz")
 	code, msg := runCLI(t, in, out)
@@ -100,16 +99,17 @@ func TestDirectoryAndCrossFile(t *testing.T) {
 	if strings.Join(got, ",") != "a/1.warc.gz,b/2.warc.gz" {
 		t.Fatalf("outputs %v", got)
 	}
-	st := checkWithOracle(t,
-		[]string{filepath.Join(src, "a", "1.warc.gz"), filepath.Join(src, "b", "2.warc.gz")},
-		[]string{filepath.Join(outDir, "a", "1.warc.gz"), filepath.Join(outDir, "b", "2.warc.gz")})
+	ins := []string{filepath.Join(src, "a", "1.warc.gz"), filepath.Join(src, "b", "2.warc.gz")}
+	outs := []string{filepath.Join(outDir, "a", "1.warc.gz"), filepath.Join(outDir, "b", "2.warc.gz")}
+	st := checkOutputs(t, ins, outs)
 	// The first file: the pier page under a tracking URL is an exact duplicate,
 	// its re-capture with a new timestamp a near one. The second file: pier,
 	// library and pier-utm are exact duplicates of the first file's kept pages;
 	// the re-capture is a near duplicate again (the first one was not kept).
-	if st["exact"] != 1+3 || st["near"] != 1+1 {
-		t.Fatalf("checker stats %v, want 4 exact and 2 near revisits", st)
+	if st.exact != 1+3 || st.near != 1+1 {
+		t.Fatalf("oracle %+v, want 4 exact and 2 near revisits", st)
 	}
+	warccheck(t, ins, outs, st)
 }
 
 func TestStdinStdout(t *testing.T) {
@@ -142,10 +142,7 @@ func TestUsage(t *testing.T) {
 
 // The output is the same bytes whatever the number of workers.
 func TestWorkersSameOutput(t *testing.T) {
-	in := filepath.Join(shared, "archivesunleashed+aut/src/test/resources/warc/example.warc.gz")
-	if _, err := os.Stat(in); err != nil {
-		t.Skip(err)
-	}
+	in := testshared.Path(t, "warcs/archivesunleashed+aut/src/test/resources/warc/example.warc.gz")
 	var first []byte
 	for _, n := range []string{"1", "2", "7"} {
 		out := filepath.Join(t.TempDir(), "out.warc.gz")

@@ -136,5 +136,6 @@ func TestSample(t *testing.T) {
 	if !bytes.Equal(res, golden) {
 		t.Fatalf("output differs from %s; if the change is meant, run with -update and review the diff", goldenPath)
 	}
-	checkWithOracle(t, []string{samplePath}, []string{out})
+	st := checkOutputs(t, []string{samplePath}, []string{out})
+	warccheck(t, []string{samplePath}, []string{out}, st)
 }
