@@ -110,7 +110,7 @@ func mustTau(t testing.TB, s string) float64 {
 	return f
 }
 
-// seeds is how many random draws an exactness test checks: fewer with -short,
+// seeds is how many random draws TestAllPairsExact checks: fewer with -short,
 // which still checks every threshold.
 func seeds(full uint64) uint64 {
 	if testing.Short() {
@@ -151,7 +151,7 @@ func TestAllPairsExact(t *testing.T) {
 func TestMatchExact(t *testing.T) {
 	for _, tau := range taus {
 		var pairs, exact int
-		for seed := range seeds(10) {
+		for seed := range uint64(10) {
 			r := rand.New(rand.NewPCG(seed, 2))
 			bags := randomBags(r, 400, 10+r.IntN(40))
 			s, err := NewSpotSigs(mustTau(t, tau))
