@@ -30,4 +30,12 @@
 // Reader instead returns the damaged bytes as a record of kind [KindDamaged], so a
 // caller can carry them to its output unchanged and count them: nothing is lost
 // silently either way.
+//
+// # Failures that are not damage
+//
+// An error from the input's io.Reader (EIO, a network filesystem gone away) and a
+// record whose bytes cannot be kept (the temporary directory missing or full) say
+// nothing about the file. Both stop every Reader, lenient or not, with a
+// [*ParseError] wrapping [ErrRead] (and the input's error) or [ErrSpool]: taking
+// them for damage and carrying on would drop records from a run that succeeds.
 package warcio

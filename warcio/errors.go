@@ -5,17 +5,21 @@ import (
 	"fmt"
 )
 
-// Sentinel errors; a [*ParseError] wraps one of them.
+// Sentinel errors; a [*ParseError] wraps one of them. All but ErrRead and
+// ErrSpool describe the input, and a lenient Reader turns them into
+// KindDamaged records; ErrRead and ErrSpool stop every Reader.
 var (
-	ErrNoMagic       = errors.New("no WARC/ or ARC record start")
-	ErrVersion       = errors.New("unknown WARC version")
-	ErrHeader        = errors.New("malformed record header")
-	ErrLength        = errors.New("missing or invalid Content-Length")
-	ErrTruncated     = errors.New("record block shorter than its Content-Length")
-	ErrGzip          = errors.New("damaged gzip member")
-	ErrJunk          = errors.New("unexpected bytes between records")
-	ErrHeaderTooLong = errors.New("record header too long")
-	ErrDigest        = errors.New("block does not match its digest")
+	ErrNoMagic       = errors.New("no WARC/ or ARC record start")                 // bytes where a record should start
+	ErrVersion       = errors.New("unknown WARC version")                         // a version line other than WARC/0.17 to 1.1
+	ErrHeader        = errors.New("malformed record header")                      // a header line that is no field, or no blank line after the header
+	ErrLength        = errors.New("missing or invalid Content-Length")            // the block's length cannot be known
+	ErrTruncated     = errors.New("record block shorter than its Content-Length") // the input ends inside a block
+	ErrGzip          = errors.New("damaged gzip member")                          // compressed input that cannot be decompressed
+	ErrJunk          = errors.New("unexpected bytes between records")             // not returned by the Reader, which reports such bytes as ErrNoMagic
+	ErrHeaderTooLong = errors.New("record header too long")                       // a header block over 1 MiB
+	ErrDigest        = errors.New("block does not match its digest")              // WARC-Block-Digest disagrees with the block
+	ErrRead          = errors.New("input read error")                             // the input's io.Reader failed; wraps its error
+	ErrSpool         = errors.New("cannot keep a record's bytes")                 // a spool's temporary file could not be written; wraps the cause
 )
 
 // ParseError reports where and how input could not be read.

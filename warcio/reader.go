@@ -120,10 +120,13 @@ type Reader struct {
 	// KeepRaw makes the Reader keep each record's exact input bytes in Record.Raw.
 	KeepRaw bool
 	// Lenient makes the Reader return damaged input as KindDamaged records instead
-	// of stopping with an error.
+	// of stopping with an error. A failure to read the input or to keep a
+	// record's bytes is no damage in the file: it stops a lenient Reader too,
+	// with a *ParseError wrapping ErrRead or ErrSpool.
 	Lenient bool
 	// SpoolMemory is how many bytes of a record's raw bytes are kept in memory before
-	// a temporary file in TempDir is used. Zero means DefaultSpoolMemory.
+	// a temporary file in TempDir is used. Zero means DefaultSpoolMemory. A
+	// temporary file that cannot be created or written fails the read (ErrSpool).
 	SpoolMemory int
 	TempDir     string
 	// VerifyDigests checks each block against its WARC-Block-Digest (sha1, sha256
@@ -155,6 +158,9 @@ type Reader struct {
 	fileIsMember bool    // fileSpool is a whole gzip member (not damaged bytes)
 	memberPlain  int64   // plainPos when the current member was opened
 	pending      *Record // a damaged record to return from the next Next
+	rec          *Record // the record being read, for the position of a failure
+	spoolErr     error   // the first failed write to a spool (wraps ErrSpool)
+	failed       error   // the failure that ended reading (see failure)
 	scratch      []byte
 	err          error
 }
@@ -165,13 +171,30 @@ type counter struct {
 	r   io.Reader
 	n   int64
 	tee *Spool
+	// err is the input's first error other than io.EOF, wrapped in ErrRead. It
+	// is all Read returns from then on: bytes that come after a failed read
+	// are not trusted to be the file's next bytes.
+	err error
+	// teeErr is the first failed write to tee, wrapped in ErrSpool. The input
+	// is still good, so reading goes on and the Reader reports the failure
+	// where it can name the record (see Reader.failure).
+	teeErr error
 }
 
 func (c *counter) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.tee != nil && n > 0 {
-		c.tee.Write(p[:n])
+		if _, werr := c.tee.Write(p[:n]); werr != nil && c.teeErr == nil {
+			c.teeErr = fmt.Errorf("%w: %w", ErrSpool, werr)
+		}
+	}
+	if err != nil && err != io.EOF {
+		c.err = fmt.Errorf("%w at file offset %d: %w", ErrRead, c.n, err)
+		return n, c.err
 	}
 	return n, err
 }
@@ -206,7 +229,7 @@ func (r *Reader) start() error {
 		if err == io.EOF {
 			return io.EOF
 		}
-		return r.perr(0, "", err)
+		return r.failure()
 	}
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		r.gzipped = true
@@ -227,7 +250,7 @@ func (r *Reader) openMember() error {
 		s := r.spool()
 		if n := r.fbr.Buffered(); n > 0 {
 			b, _ := r.fbr.Peek(n)
-			s.Write(b)
+			r.keep(s, b)
 		}
 		r.memberSpool = s
 		r.cnt.tee = s
@@ -239,6 +262,9 @@ func (r *Reader) openMember() error {
 		err = r.gz.Reset(r.fbr)
 	}
 	if err != nil {
+		if f := r.failure(); f != nil {
+			return f
+		}
 		if err == io.EOF && r.fileOffset() == r.memberStart {
 			r.dropMemberSpool()
 			return io.EOF
@@ -269,6 +295,9 @@ func (r *Reader) Next() (*Record, error) {
 			return nil, err
 		}
 	}
+	if r.failed != nil {
+		return nil, r.failed
+	}
 	if r.pending != nil {
 		// A damaged record found while finishing the previous one.
 		rec := r.pending
@@ -287,6 +316,9 @@ func (r *Reader) Next() (*Record, error) {
 		}
 	}
 	rec, err := r.next()
+	if f := r.failure(); f != nil {
+		return nil, f
+	}
 	if err == nil || err == io.EOF || !r.Lenient {
 		if err != nil {
 			r.err = err
@@ -299,13 +331,72 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, err
 	}
 	if errors.Is(err, ErrGzip) {
-		return r.damagedRest(pe), nil
+		rec = r.damagedRest(pe)
+	} else {
+		rec = r.resync(pe)
 	}
-	return r.resync(pe), nil
+	if f := r.failure(); f != nil {
+		return nil, f
+	}
+	return rec, nil
+}
+
+// failure returns the error that ends reading when the input could not be read
+// or a record's bytes could not be kept (a spool write failed, its temporary
+// directory missing or full), and nil otherwise. Neither is damage in the file,
+// so a lenient Reader stops too: carrying on would lose the record. The error is
+// a *ParseError naming the record being read, and sticks.
+func (r *Reader) failure() error {
+	if r.cnt.err == nil && r.spoolErr == nil && r.cnt.teeErr == nil {
+		return nil
+	}
+	if r.failed != nil {
+		return r.failed
+	}
+	cause := r.cnt.err
+	if cause == nil {
+		cause = r.spoolErr
+	}
+	if cause == nil {
+		cause = r.cnt.teeErr
+	}
+	pe := &ParseError{File: r.name, Offset: r.plainPos, Plain: r.plainPos, Err: cause}
+	switch {
+	case r.rec != nil:
+		pe.Offset, pe.Plain, pe.RecordID = r.rec.Offset, r.rec.PlainOffset, r.rec.ID()
+	case r.gzipped:
+		pe.Offset = r.memberStart
+	}
+	r.failed, r.err = pe, pe
+	r.releaseSpools()
+	return pe
+}
+
+// keep writes p to s; a failure is kept for failure to report.
+func (r *Reader) keep(s *Spool, p []byte) {
+	if _, err := s.Write(p); err != nil && r.spoolErr == nil {
+		r.spoolErr = fmt.Errorf("%w: %w", ErrSpool, err)
+	}
+}
+
+// releaseSpools frees the spools the Reader holds once reading has failed.
+func (r *Reader) releaseSpools() {
+	r.cnt.tee = nil
+	for _, s := range []*Spool{r.plain, r.memberSpool, r.fileSpool} {
+		if s != nil {
+			s.Free()
+		}
+	}
+	r.plain, r.memberSpool, r.fileSpool = nil, nil, nil
+	if r.pending != nil {
+		r.pending.Raw.Release()
+		r.pending = nil
+	}
 }
 
 func (r *Reader) next() (*Record, error) {
 	r.plain = nil
+	r.rec = nil
 	for {
 		if r.gzipped && r.memberDone {
 			if err := r.openMember(); err != nil {
@@ -342,7 +433,7 @@ func (r *Reader) next() (*Record, error) {
 		r.src.Discard(1)
 		r.plainPos++
 		if r.plain != nil {
-			r.plain.Write(b[:1])
+			r.keep(r.plain, b[:1])
 		}
 	}
 	if r.KeepRaw && r.plain == nil && !r.lazyPlain() {
@@ -352,6 +443,7 @@ func (r *Reader) next() (*Record, error) {
 	if !r.gzipped {
 		rec.Offset = r.plainPos
 	}
+	r.rec = rec
 	r.recAloneGzip = r.gzipped && r.memberRecs == 0
 	r.memberRecs++
 	if r.memberRecs > 1 {
@@ -377,6 +469,9 @@ func (r *Reader) next() (*Record, error) {
 }
 
 func (r *Reader) gzErr(err error) error {
+	if f := r.failure(); f != nil {
+		return f
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return r.perr(r.memberStart, "", fmt.Errorf("%w: truncated member", ErrGzip))
 	}
@@ -397,7 +492,7 @@ func (r *Reader) readLine(dst []byte) ([]byte, error) {
 		dst = append(dst, line...)
 		r.plainPos += int64(len(line))
 		if r.plain != nil {
-			r.plain.Write(line)
+			r.keep(r.plain, line)
 		}
 		if err == bufio.ErrBufferFull {
 			if len(dst) > maxHeader {
@@ -534,6 +629,9 @@ func (r *Reader) Remaining() int64 {
 // Read reads from the current record's block. It returns io.EOF at the end of the
 // block, and a *ParseError wrapping ErrTruncated if the input ends first.
 func (r *Reader) Read(p []byte) (int, error) {
+	if r.failed != nil {
+		return 0, r.failed
+	}
 	if r.cur == nil || r.finished {
 		return 0, io.EOF
 	}
@@ -547,7 +645,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 	r.remaining -= int64(n)
 	r.plainPos += int64(n)
 	if r.plain != nil && n > 0 {
-		r.plain.Write(p[:n])
+		r.keep(r.plain, p[:n])
+	}
+	if r.spoolErr != nil || r.cnt.teeErr != nil {
+		return n, r.failure()
 	}
 	if r.digest.h != nil {
 		r.digest.h.Write(p[:n])
@@ -557,7 +658,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 			// The block goes on in the next member (real files do this): the
 			// decompressed stream is what defines the record.
 			r.recAloneGzip = false
-			r.materialize()
+			if err := r.materialize(); err != nil {
+				return n, err
+			}
 			r.dropMemberSpool()
 			if oerr := r.openMember(); oerr == nil {
 				r.memberRecs = 1
@@ -584,6 +687,9 @@ func (r *Reader) truncated() error {
 // newlines after it, and returns the record's raw bytes (nil without KeepRaw). In
 // lenient mode a record whose block was short is returned as KindDamaged.
 func (r *Reader) Finish() (*Raw, error) {
+	if r.failed != nil {
+		return nil, r.failed
+	}
 	if r.cur == nil {
 		return nil, errors.New("warcio: Finish without a current record")
 	}
@@ -637,7 +743,9 @@ func (r *Reader) Finish() (*Raw, error) {
 		if b[0] != '\r' && b[0] != '\n' {
 			// Another record (or junk, which the next Next reports) follows in
 			// the same member: the member is not this record's alone.
-			r.materialize()
+			if err := r.materialize(); err != nil {
+				return nil, err
+			}
 			r.dropMemberSpool()
 			break
 		}
@@ -648,8 +756,11 @@ func (r *Reader) Finish() (*Raw, error) {
 		r.src.Discard(1)
 		r.plainPos++
 		if r.plain != nil {
-			r.plain.Write(b[:1])
+			r.keep(r.plain, b[:1])
 		}
+	}
+	if f := r.failure(); f != nil {
+		return nil, f
 	}
 	r.finished = true
 	r.setRaw(rec)
@@ -665,7 +776,9 @@ func (r *Reader) endMember(rec *Record) {
 	}
 	r.cnt.tee = nil
 	s := r.memberSpool
-	s.Truncate(s.Len() - int64(r.fbr.Buffered()))
+	if err := s.Truncate(s.Len() - int64(r.fbr.Buffered())); err != nil && r.spoolErr == nil {
+		r.spoolErr = fmt.Errorf("%w: %w", ErrSpool, err)
+	}
 	r.fileSpool = s
 	r.fileIsMember = true
 	r.memberSpool = nil
@@ -697,6 +810,9 @@ func (r *Reader) setRaw(rec *Record) {
 // finishDamaged turns the current record into a damaged one after err. In strict
 // mode err is returned and stays.
 func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
+	if f := r.failure(); f != nil {
+		return nil, f
+	}
 	if !r.Lenient {
 		r.err = err
 		return nil, err
@@ -714,6 +830,9 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 			s := r.memberSpool
 			r.memberSpool = nil
 			r.fileSpool = r.drainFile(s)
+			if f := r.failure(); f != nil {
+				return nil, f
+			}
 			r.setRaw(rec)
 			r.err = io.EOF
 			return rec.Raw, nil
@@ -725,11 +844,18 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 		r.setRaw(rec)
 		r.pending = r.damagedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
 		r.cur, r.finished = rec, true
+		if f := r.failure(); f != nil {
+			rec.Raw.Release()
+			return nil, f
+		}
 		return rec.Raw, nil
 	}
 	if r.gzipped {
 		r.memberDone = true
 		r.endMember(rec)
+	}
+	if f := r.failure(); f != nil {
+		return nil, f
 	}
 	r.setRaw(rec)
 	return rec.Raw, nil
@@ -742,10 +868,11 @@ func (r *Reader) drainFile(s *Spool) *Spool {
 		s = r.spool()
 		if n := r.fbr.Buffered(); n > 0 {
 			b, _ := r.fbr.Peek(n)
-			s.Write(b)
+			r.keep(s, b)
 		}
 	}
 	r.cnt.tee = s
+	// A read error is kept by the counter, and reported by failure.
 	io.Copy(io.Discard, r.fbr)
 	r.cnt.tee = nil
 	return s
@@ -777,7 +904,9 @@ func (r *Reader) damagedRest(pe *ParseError) *Record {
 // "WARC/" or the end of the gzip member, and returns them as a damaged record.
 func (r *Reader) resync(pe *ParseError) *Record {
 	rec := &Record{Kind: KindDamaged, Offset: pe.Offset, PlainOffset: pe.Plain, Err: pe}
-	r.materialize()
+	if r.materialize() != nil {
+		return nil // the caller reports the failure
+	}
 	if r.KeepRaw && r.plain == nil {
 		r.plain = r.spool()
 	}
@@ -872,15 +1001,27 @@ func (r *Reader) lazyPlain() bool {
 // materialize fills in the decompressed bytes of a record read lazily, when it
 // turns out not to be alone in its member: they are the start of the member,
 // decompressed again from the kept compressed bytes.
-func (r *Reader) materialize() {
+//
+// The kept bytes are those the record was decompressed from, so anything short
+// of the whole is a failure of the spool (see failure), never damage.
+func (r *Reader) materialize() error {
 	if !r.KeepRaw || r.plain != nil || r.memberSpool == nil {
-		return
+		return nil
 	}
 	p := r.spool()
+	r.plain = p
+	want := r.plainPos - r.memberPlain
 	zr, err := gzip.NewReader(r.memberSpool.NewReader())
 	if err == nil {
 		zr.Multistream(false)
-		io.CopyN(p, zr, r.plainPos-r.memberPlain)
+		var n int64
+		n, err = io.CopyN(p, zr, want)
+		if err == io.EOF {
+			err = fmt.Errorf("%d of %d bytes", n, want)
+		}
 	}
-	r.plain = p
+	if err != nil && r.spoolErr == nil {
+		r.spoolErr = fmt.Errorf("%w: decompressing the kept member again: %w", ErrSpool, err)
+	}
+	return r.failure()
 }
