@@ -157,7 +157,13 @@ func isHTML(ctype string, body []byte) bool {
 	return strings.Contains(head, "<html") || strings.Contains(head, "<!doctype html")
 }
 
+// testAnalyzeHook, if set by a test, is called at the start of each analysis.
+var testAnalyzeHook func(*item)
+
 func (a *analyzer) analyze(it *item) {
+	if testAnalyzeHook != nil {
+		testAnalyzeHook(it)
+	}
 	body, _ := it.pay.Decode(maxAnalysed)
 	uri := it.rec.Header.Get("WARC-Target-URI")
 	ctype := it.pay.HTTP.Get("Content-Type")
@@ -229,6 +235,9 @@ type nearDoc struct {
 	site     uint32    // site number (nearIndex.sites)
 	num      [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
 	unlikely bool      // analysis.unlikely
+	// gone: the page's file was withdrawn (Deduper.Withdraw). The matcher's
+	// indexes cannot remove a page, so it stays there and is skipped.
+	gone bool
 }
 
 // noNum marks a family a kept page is not indexed in.
@@ -264,6 +273,39 @@ type nearIndex struct {
 	cbuf  features.Bag // a candidate less both sites' frames
 	kbuf  features.Bag // a candidate's bag from the index
 	qurl  string       // the query's canonical URL (canonURL)
+	gone  int          // withdrawn pages (nearDoc.gone)
+}
+
+// withdraw marks the pages from number from on as gone: they are no longer
+// candidates, and no longer count as a site's kept pages for the frame
+// filter (see isFrame for their signatures).
+func (x *nearIndex) withdraw(from int) {
+	for i := from; i < len(x.docs); i++ {
+		nd := &x.docs[i]
+		if nd.gone {
+			continue
+		}
+		nd.gone = true
+		x.gone++
+		for f := range x.fam {
+			if nd.num[f] != noNum {
+				x.fam[f].pages[nd.site]--
+			}
+		}
+	}
+}
+
+// livePostings counts the pages that have key in family f and are not gone,
+// up to globalMinPages.
+func (x *nearIndex) livePostings(f *family, key uint64) int {
+	n := 0
+	f.idx.Postings(key, func(id uint32) bool {
+		if !x.docs[id].gone {
+			n++
+		}
+		return n < globalMinPages
+	})
+	return n
 }
 
 // sameURL says whether kept record n is a capture of the query's URL. The
@@ -369,9 +411,16 @@ func (m siteNames) num(site string) uint32 {
 // and frameShare of the site's kept pages; counted in the index's posting
 // lists, which hold exactly that, so no table of counts is kept beside them
 // (a map of per-site counts was 5.8 KB of the 11.4 KB kept per page).
+//
+// Withdrawn pages are still in the posting lists. While there are none, the
+// lists' lengths are the counts; after a withdrawal, a list that could be
+// long enough only with withdrawn pages in it is read to count the live ones
+// (up to globalMinPages of them, past any withdrawn ones on the way): a cost
+// that only a run with a failed file pays, for the signatures the failed
+// file's pages share with later ones.
 func (x *nearIndex) isFrame(f *family, sn uint32, key uint64) bool {
 	n := f.idx.Postings(key, nil)
-	if n >= globalMinPages {
+	if n >= globalMinPages && (x.gone == 0 || n-x.gone >= globalMinPages || x.livePostings(f, key) >= globalMinPages) {
 		return true
 	}
 	if int(sn) >= len(f.pages) || f.pages[sn] < frameMinDF {
@@ -384,7 +433,7 @@ func (x *nearIndex) isFrame(f *family, sn uint32, key uint64) bool {
 	// At most globalMinPages postings: bounded work per signature.
 	inSite := 0
 	f.idx.Postings(key, func(id uint32) bool {
-		if x.docs[id].site == sn {
+		if x.docs[id].site == sn && !x.docs[id].gone {
 			inSite++
 		}
 		return inSite < lim
@@ -472,6 +521,9 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
+		if kd.gone {
+			continue
+		}
 		if url != 0 && fm.urls[kd.num[f]] != url && kd.site == qsite {
 			continue
 		}
@@ -563,23 +615,27 @@ func (d *Deduper) nearAdd(it *item, ref uint32) {
 	} else if it.an.spotsOK {
 		bags[famSpots] = it.an.spots
 	}
+	// The page is in docs, with each of its numbers, before it is in a
+	// family's index: a candidate id always has its page, and a withdrawal
+	// finds every family the page was counted in.
+	x.docs = append(x.docs, nd)
+	xd := &x.docs[id]
 	for f, bag := range bags {
-		if bag == nil {
+		if len(bag) == 0 {
 			continue
 		}
 		fm := &x.fam[f]
-		nd.num[f] = uint32(fm.idx.Len())
-		fm.idx.Add(id, bag)
-		if fm.idx.Len() != int(nd.num[f])+1 {
-			panic("dedup: an empty bag reached the near-duplicate index") // ok pages have signatures
-		}
 		if f == famBigrams {
 			fm.urls = append(fm.urls, urlKey(it.rec.Header.Get("WARC-Target-URI")))
 		}
 		for int(nd.site) >= len(fm.pages) {
 			fm.pages = append(fm.pages, 0)
 		}
+		xd.num[f] = uint32(fm.idx.Len())
 		fm.pages[nd.site]++
+		fm.idx.Add(id, bag)
+		if fm.idx.Len() != int(xd.num[f])+1 {
+			panic("dedup: a page was not added to the near-duplicate index")
+		}
 	}
-	x.docs = append(x.docs, nd)
 }

@@ -86,6 +86,9 @@ func nearFoundSims(t *testing.T, opts Options, pages []page) ([]int, Stats, []Du
 	if err := d.Run(bytes.NewReader(in), "pages", &out, false); err != nil {
 		t.Fatal(err)
 	}
+	if err := d.Close(); err != nil { // the report's lines are written at Close
+		t.Fatal(err)
+	}
 	pos := map[string]int{}
 	for i, p := range pages {
 		pos[fmt.Sprintf("<urn:uuid:page-%d-%s>", i, p.id)] = i
@@ -365,12 +368,18 @@ func TestRecrawlPairNear(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
 	dec := json.NewDecoder(&rep)
 	n := 0
 	for {
 		var dup Duplicate
 		if dec.Decode(&dup) != nil {
 			break
+		}
+		if dup.Kind == "cluster" {
+			continue
 		}
 		n++
 		if dup.URI != dup.KeptURI || !strings.HasPrefix(dup.File, "BL-20140325122341434") || dup.Relation != "same-site" {
@@ -408,6 +417,9 @@ func TestContainment(t *testing.T) {
 			opts.Report = &rep
 			d := New(opts)
 			if err := d.Run(bytes.NewReader(in), "pages", &out, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
 				t.Fatal(err)
 			}
 			var dup Duplicate

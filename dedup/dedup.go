@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -45,6 +47,13 @@ type Options struct {
 	// Nonconforming, if set, is told about records that are readable but depart
 	// from the standard (see warcio.Validate); they are copied as they are.
 	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem)
+	// DuplicateID, if set, is told about each record whose WARC-Record-ID an
+	// earlier record of the run had (WARC 1.1 Sec. 5.2 wants it globally
+	// unique): a revisit referring to either is ambiguous. The record is
+	// copied or replaced as any other; the IDs derived from it (its revisit's,
+	// its annotation's) are made from its file and offset too, so that they
+	// stay unique.
+	DuplicateID func(file string, rec *warcio.Record)
 	// NoVerify skips checking blocks against their WARC-Block-Digest.
 	NoVerify bool
 	// Report, if set, receives one JSON line per duplicate found and, at Close,
@@ -108,6 +117,13 @@ type Stats struct {
 	Containments    int // pages that hold a kept page's text or are held in one: kept, reported
 	NearSameSite    int // near duplicates of a page of the same site
 	NearCrossSite   int // ... of a page of another site
+	DuplicateIDs    int // records whose WARC-Record-ID an earlier record of the run had
+}
+
+// clone returns a copy of s that shares no map with it.
+func (s Stats) clone() Stats {
+	s.In, s.Out = maps.Clone(s.In), maps.Clone(s.Out)
+	return s
 }
 
 func (s *Stats) add(m *map[string]int, k string) {
@@ -119,23 +135,93 @@ func (s *Stats) add(m *map[string]int, k string) {
 
 // Deduper runs the pipeline over one or more inputs, keeping its index of kept
 // payloads across them, so that a later file can refer to an earlier one.
+//
+// What a Run adds (kept records, indexed pages, record IDs, report lines,
+// counts) can be withdrawn, so that a file whose output is not kept is never
+// referred to by a later one: a Run that fails withdraws its own, and
+// Withdraw withdraws the last Run that succeeded.
 type Deduper struct {
 	opts   Options
 	exact  *refStore  // payload digest -> earliest capture
 	near   *nearIndex // kept pages' signatures, made on first use
 	hz     *henzingerIndex
 	report *report
+	ids    *idSet
 	Stats  Stats
+
+	undo        undo // how to withdraw the current or last Run
+	canWithdraw bool // the last Run succeeded and nothing was started since
+	// broken is set by a panic in the decision loop, which may have left the
+	// indexes half updated: no later Run may trust them.
+	broken *PanicError
+}
+
+// undo is the state before a Run, for withdrawing it; the undo logs of the
+// reference store and the ID set hold the rest.
+type undo struct {
+	stats    Stats
+	nearDocs int // pages in the near-duplicate index
+	hzDocs   int // ... in Henzinger's
 }
 
 // New returns a Deduper.
 func New(opts Options) *Deduper {
-	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report)}
+	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report), ids: newIDSet()}
 }
 
-// Close ends the run: it writes the report's cluster lines and releases the
-// temporary file of kept records.
+// Withdraw withdraws the last Run, which succeeded, for when its output could
+// not be completed after all (a rename or fsync failed): its kept records and
+// pages are no longer found as the kept copy of a later duplicate, its
+// report lines are not written, and Stats are as they were before it. It is a
+// no-op if there is nothing to withdraw: no Run yet, the last Run failed
+// (and withdrew itself), Withdraw was called already, or Close was.
+func (d *Deduper) Withdraw() {
+	if !d.canWithdraw {
+		return
+	}
+	d.canWithdraw = false
+	d.withdraw()
+}
+
+// begin makes the last Run final (its report lines are written) and notes
+// the state the new one starts from.
+func (d *Deduper) begin() error {
+	d.canWithdraw = false
+	if err := d.report.commit(); err != nil {
+		return fmt.Errorf("dedup: writing the report: %w", err)
+	}
+	d.exact.begin()
+	d.ids.begin()
+	d.undo = undo{stats: d.Stats.clone()}
+	if d.near != nil {
+		d.undo.nearDocs = len(d.near.docs)
+	}
+	if d.hz != nil {
+		d.undo.hzDocs = len(d.hz.docs)
+	}
+	return nil
+}
+
+// withdraw undoes everything since begin.
+func (d *Deduper) withdraw() {
+	d.exact.withdraw()
+	d.ids.withdraw()
+	if d.near != nil {
+		d.near.withdraw(d.undo.nearDocs)
+	}
+	if d.hz != nil {
+		d.hz.withdraw(d.undo.hzDocs)
+	}
+	d.report.withdraw()
+	d.Stats = d.undo.stats
+	d.undo = undo{}
+}
+
+// Close ends the run: it writes the report's held lines and cluster lines
+// and releases the temporary file of kept records. The last Run can no longer
+// be withdrawn.
 func (d *Deduper) Close() error {
+	d.canWithdraw = false
 	err := d.report.close()
 	if cerr := d.exact.close(); err == nil {
 		err = cerr
@@ -145,7 +231,10 @@ func (d *Deduper) Close() error {
 
 // Run reads the input in (named name in errors) and writes the deduplicated
 // records to out, gzip-compressed if compress. A damaged input fails the run with a
-// *warcio.ParseError unless the options are lenient.
+// *warcio.ParseError unless the options are lenient; a panic fails it with a
+// *PanicError. A Run that fails withdraws what it added (see Withdraw): the
+// caller removes its output and may go on with the next file. A panic in the
+// decision loop, which updates the indexes, fails every later Run as well.
 //
 // Records flow through three stages (STYLE.md, after restic): one goroutine reads
 // and digests records in order; Workers goroutines analyse responses in parallel;
@@ -153,7 +242,20 @@ func (d *Deduper) Close() error {
 // Decisions are made in input order only, so the output is the same for any
 // number of workers. At most pipelineDepth records are in flight, which bounds
 // memory whatever the input's size.
-func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) error {
+func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (err error) {
+	if d.broken != nil {
+		return fmt.Errorf("dedup: %s not read: a panic in an earlier file may have left the index inconsistent: %w", name, d.broken)
+	}
+	if err := d.begin(); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			d.withdraw()
+		} else {
+			d.canWithdraw = true
+		}
+	}()
 	r := warcio.NewReader(in, name)
 	r.KeepRaw = true
 	r.Lenient = d.opts.Lenient
@@ -178,8 +280,14 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 	go func() {
 		defer close(ordered)
 		defer close(work)
+		var cur *warcio.Record // the record being read, for a panic's error
+		defer func() {
+			if v := recover(); v != nil {
+				readErr = newPanicError(name, cur, v)
+			}
+		}()
 		for {
-			it, err := d.read(r)
+			it, err := d.read(r, &cur)
 			if err == io.EOF {
 				return
 			}
@@ -199,6 +307,10 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 			select {
 			case ordered <- it:
 			case <-stop:
+				if it.done != nil {
+					<-it.done // a worker has it: release it after
+				}
+				it.release()
 				return
 			}
 		}
@@ -208,29 +320,18 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := d.newAnalyzer()
+			var a *analyzer
 			for it := range work {
-				a.analyze(it)
-				close(it.done)
+				a = d.analyze(a, name, it)
 			}
 		}()
 	}
 	records := 0
-	var err error
 	for it := range ordered {
-		if it.done != nil {
-			<-it.done
+		if e := d.take(name, it, w, err == nil, &records); e != nil && err == nil {
+			err = e
+			close(stop)
 		}
-		if err == nil {
-			if it.rec.Kind != warcio.KindPadding {
-				records++
-			}
-			err = d.decide(name, it, w)
-			if err != nil {
-				close(stop)
-			}
-		}
-		it.release()
 	}
 	wg.Wait()
 	if err == nil {
@@ -252,6 +353,84 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) e
 	return nil
 }
 
+// analyze runs a worker's analysis of one page, with a (re)made analyzer if a
+// is nil, and returns the analyzer for the next page. A panic is kept on the
+// item, for the decision loop to fail the run with when it takes the item in
+// its turn; the analyzer is dropped, since it may have been left
+// inconsistent.
+func (d *Deduper) analyze(a *analyzer, name string, it *item) (next *analyzer) {
+	defer close(it.done)
+	defer func() {
+		if v := recover(); v != nil {
+			it.panicked = newPanicError(name, it.rec, v)
+			next = nil
+		}
+	}()
+	if a == nil {
+		a = d.newAnalyzer()
+	}
+	a.analyze(it)
+	return a
+}
+
+// take waits for the item's analysis and, if decide, decides and writes it;
+// the item is released either way. A panic here fails the Run and marks the
+// Deduper broken.
+func (d *Deduper) take(name string, it *item, w *warcio.Writer, decide bool, records *int) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe := newPanicError(name, it.rec, v)
+			d.broken, err = pe, pe
+		}
+	}()
+	defer it.release()
+	if it.done != nil {
+		<-it.done
+	}
+	if !decide {
+		return nil
+	}
+	if it.panicked != nil {
+		return it.panicked
+	}
+	if it.rec.Kind != warcio.KindPadding {
+		*records++
+	}
+	if testDecideHook != nil {
+		testDecideHook(it)
+	}
+	return d.decide(name, it, w)
+}
+
+// testDecideHook, if set by a test, is called before each decision.
+var testDecideHook func(*item)
+
+// PanicError is a panic met while processing a file: a bug, reported with
+// where it happened instead of ending the process.
+type PanicError struct {
+	File     string
+	Offset   int64  // where the record starts in the file; -1 if none was read yet
+	RecordID string // its WARC-Record-ID, if it has one
+	Value    any    // what panic was called with
+	Stack    []byte // the panicking goroutine's stack
+}
+
+func (e *PanicError) Error() string {
+	id := e.RecordID
+	if id == "" {
+		id = "(none)"
+	}
+	return fmt.Sprintf("dedup: internal error: panic in %s at offset %d, record %s: %v", e.File, e.Offset, id, e.Value)
+}
+
+func newPanicError(file string, rec *warcio.Record, v any) *PanicError {
+	e := &PanicError{File: file, Offset: -1, Value: v, Stack: debug.Stack()}
+	if rec != nil {
+		e.Offset, e.RecordID = rec.Offset, rec.ID()
+	}
+	return e
+}
+
 // pipelineDepth is how many records per worker may wait between the stages: enough
 // to keep every worker busy while one slow page is analysed, few enough that the
 // records' spooled bytes stay small.
@@ -265,16 +444,24 @@ type item struct {
 	perr error           // why pay is nil for an HTTP response
 	done chan struct{}   // closed when analysis is over; nil if none was needed
 	an   analysis
+	// panicked is set if the analysis panicked.
+	panicked *PanicError
+	// idBase is what the IDs of records derived from this one are made from
+	// (see idBase).
+	idBase string
 }
 
 func (it *item) release() { it.raw.Release() }
 
-// read takes the next record off the reader with its payload digested.
-func (d *Deduper) read(r *warcio.Reader) (*item, error) {
+// read takes the next record off the reader with its payload digested; cur is
+// set to the record as soon as it is known.
+func (d *Deduper) read(r *warcio.Reader, cur **warcio.Record) (*item, error) {
+	*cur = nil
 	rec, err := r.Next()
 	if err != nil {
 		return nil, err
 	}
+	*cur = rec
 	it := &item{rec: rec}
 	if rec.Kind == warcio.KindWARC && strings.EqualFold(rec.Type(), "response") && isHTTP(rec) {
 		it.pay, it.perr = warcio.ReadPayload(r, d.keepBody)
@@ -296,6 +483,16 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			d.opts.Nonconforming(name, rec, ps)
 		}
 	}
+	var repeat uint32
+	if id := rec.ID(); id != "" {
+		if repeat = d.ids.add(id); repeat > 0 {
+			d.Stats.DuplicateIDs++
+			if d.opts.DuplicateID != nil {
+				d.opts.DuplicateID(name, rec)
+			}
+		}
+	}
+	it.idBase = idBase(rec, name, repeat)
 	if rec.Err != nil {
 		// Damaged, or a block that does not match its digest: carried over as it
 		// is, and never used as a kept copy or replaced by a revisit.
@@ -371,7 +568,7 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		}
 		return d.pass(w, rec, raw)
 	}
-	h := Revisit(rec, digest, kept.id, kept.uri, kept.date)
+	h := revisit(rec, it.idBase, digest, kept.id, kept.uri, kept.date)
 	if err := w.WriteRecord(h, pay.HTTP.CRLFHead()); err != nil {
 		return err
 	}
@@ -409,14 +606,14 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 		if _, err := d.exact.add(self); err != nil {
 			return err
 		}
-		h, block := annotation(rec, digest, m)
+		h, block := annotation(rec, it.idBase, digest, m)
 		if err := w.WriteRecord(h, block); err != nil {
 			return err
 		}
 		d.Stats.Annotations++
 		d.Stats.add(&d.Stats.Out, "metadata")
 	} else {
-		if err := w.WriteRecord(nearRevisit(rec, digest, m), it.pay.HTTP.CRLFHead()); err != nil {
+		if err := w.WriteRecord(nearRevisit(rec, it.idBase, digest, m), it.pay.HTTP.CRLFHead()); err != nil {
 			return err
 		}
 		d.Stats.NearRevisits++
@@ -444,7 +641,7 @@ func (d *Deduper) writeContainment(name string, it *item, self ref, m match, w *
 	action := "report"
 	if d.opts.Near == NearAnnotate {
 		action = "annotate"
-		h, block := annotation(rec, digest, m)
+		h, block := annotation(rec, it.idBase, digest, m)
 		if err := w.WriteRecord(h, block); err != nil {
 			return err
 		}
@@ -489,13 +686,18 @@ func isHTTP(rec *warcio.Record) bool {
 // like stay true of the capture); the type, record ID, block digest and length
 // change, and the revisit fields are added.
 func Revisit(rec *warcio.Record, digest, keptID, keptURI, keptDate string) *warcio.Header {
+	return revisit(rec, rec.ID(), digest, keptID, keptURI, keptDate)
+}
+
+// revisit is Revisit with the record ID made from idBase (see idBase).
+func revisit(rec *warcio.Record, idBase, digest, keptID, keptURI, keptDate string) *warcio.Header {
 	h := rec.Header.Clone()
 	profile := ProfileIdentical10
 	if h.Version == "WARC/1.1" {
 		profile = ProfileIdentical11
 	}
 	h.Set("WARC-Type", "revisit")
-	h.Set("WARC-Record-ID", NewID(rec.ID(), "revisit"))
+	h.Set("WARC-Record-ID", NewID(idBase, "revisit"))
 	h.Set("WARC-Payload-Digest", digest)
 	h.Del("WARC-Block-Digest")
 	h.Set("WARC-Profile", profile)

@@ -54,6 +54,9 @@ func (x *henzingerIndex) match(it *item) (match, bool) {
 	x.hits = x.sim.Query(it.an.sim384, x.hits[:0])
 	best := -1
 	for i, h := range x.hits {
+		if x.docs[h.ID].gone {
+			continue
+		}
 		if agreeingShingles(x.shingl[h.ID], it.an.shingles) < henzingerMinSame {
 			continue
 		}
@@ -72,6 +75,14 @@ func (x *henzingerIndex) match(it *item) (match, bool) {
 	}
 	return match{keptNum: kd.ref, method: "henzinger-b+c",
 		similarity: float64(384-h.Dist) / 384, relation: rel}, true
+}
+
+// withdraw marks the pages from number from on as gone: they are skipped
+// among the hits (the simhash index cannot remove them).
+func (x *henzingerIndex) withdraw(from int) {
+	for i := from; i < len(x.docs); i++ {
+		x.docs[i].gone = true
+	}
 }
 
 func (x *henzingerIndex) add(it *item, ref uint32) {

@@ -48,12 +48,12 @@ const (
 
 func formatSim(s float64) string { return strconv.FormatFloat(s, 'f', 4, 64) }
 
-// NearRevisit builds the header of a revisit record that replaces the response
+// nearRevisit builds the header of a revisit record that replaces the response
 // rec, a near duplicate of the kept capture. WARC-Payload-Digest is the kept
 // capture's, so that tools which resolve revisits by digest find the kept payload;
 // the duplicate's own digest is kept in WARC-Dedup-Payload-Digest.
-func nearRevisit(rec *warcio.Record, ownDigest string, m match) *warcio.Header {
-	h := Revisit(rec, m.keptDigest, m.kept.id, m.kept.uri, m.kept.date)
+func nearRevisit(rec *warcio.Record, idBase, ownDigest string, m match) *warcio.Header {
+	h := revisit(rec, idBase, m.keptDigest, m.kept.id, m.kept.uri, m.kept.date)
 	h.Set("WARC-Profile", ProfileNear)
 	h.Set(FieldOwnDigest, ownDigest)
 	h.Set(FieldMethod, m.method)
@@ -65,7 +65,7 @@ func nearRevisit(rec *warcio.Record, ownDigest string, m match) *warcio.Header {
 // annotation builds a metadata record saying that rec, which is kept whole, is a
 // near duplicate of the kept capture, or holds its text or is held in it (a
 // containment); for --near=annotate.
-func annotation(rec *warcio.Record, ownDigest string, m match) (*warcio.Header, []byte) {
+func annotation(rec *warcio.Record, idBase, ownDigest string, m match) (*warcio.Header, []byte) {
 	what, key := "near-duplicate-annotation", "near-duplicate-of"
 	switch m.contain {
 	case holdsKept:
@@ -75,7 +75,7 @@ func annotation(rec *warcio.Record, ownDigest string, m match) (*warcio.Header, 
 	}
 	h := &warcio.Header{Version: rec.Header.Version, Fields: []warcio.Field{
 		{Name: "WARC-Type", Value: "metadata"},
-		{Name: "WARC-Record-ID", Value: NewID(rec.ID(), what)},
+		{Name: "WARC-Record-ID", Value: NewID(idBase, what)},
 		{Name: "WARC-Date", Value: rec.Header.Get("WARC-Date")},
 		{Name: "WARC-Target-URI", Value: rec.Header.Get("WARC-Target-URI")},
 		{Name: "WARC-Refers-To", Value: rec.ID()},

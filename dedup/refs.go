@@ -44,6 +44,16 @@ type refStore struct {
 	byKey   map[digestKey]uint32
 	buf     []byte
 	err     error // sticky: the store is unusable after an I/O error
+	// log holds what each add since begin did to byKey, so that withdraw can
+	// undo it. A withdrawn reference stays in the file, unreachable.
+	log []keyUndo
+}
+
+// keyUndo is byKey's entry for key before an add: prev, if had.
+type keyUndo struct {
+	key  digestKey
+	prev uint32
+	had  bool
 }
 
 // digestKey stands for a payload digest string: its SHA-256, cut to 128
@@ -98,8 +108,28 @@ func (s *refStore) add(r ref) (uint32, error) {
 		return 0, s.fail(err)
 	}
 	s.size += int64(len(b))
-	s.byKey[keyOf(r.digest)] = n
+	k := keyOf(r.digest)
+	prev, had := s.byKey[k]
+	s.log = append(s.log, keyUndo{key: k, prev: prev, had: had})
+	s.byKey[k] = n
 	return n, nil
+}
+
+// begin starts a new undo log: the references added before are final.
+func (s *refStore) begin() { s.log = s.log[:0] }
+
+// withdraw undoes the adds since begin, latest first: their digests are no
+// longer found by lookup.
+func (s *refStore) withdraw() {
+	for i := len(s.log) - 1; i >= 0; i-- {
+		u := s.log[i]
+		if u.had {
+			s.byKey[u.key] = u.prev
+		} else {
+			delete(s.byKey, u.key)
+		}
+	}
+	s.log = s.log[:0]
 }
 
 // get reads reference n back.

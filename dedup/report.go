@@ -1,10 +1,11 @@
 package dedup
 
 import (
+	"bytes"
 	"encoding/json"
-
 	"io"
 	"sort"
+
 	"warcdedup/sitekey"
 )
 
@@ -41,20 +42,37 @@ type Cluster struct {
 	Members  []string `json:"members"`
 }
 
-// report writes the JSON lines report, if one was asked for.
+// report writes the JSON lines report, if one was asked for. The lines of a
+// Run are held (pending) until the next Run starts or the Deduper is closed,
+// so that a Run that is withdrawn leaves none; the clusters take only the
+// duplicates of Runs that were not withdrawn. Held lines take memory until
+// then: about 500 bytes a duplicate found in the file.
 type report struct {
-	enc      *json.Encoder
+	w        io.Writer
+	enc      *json.Encoder // encodes into pending
+	pending  bytes.Buffer
+	adds     []clusterAdd // the pending lines' cluster members
 	clusters map[string]*Cluster
 	order    []string
+	err      error // sticky: the report is incomplete after a write error
 }
+
+// clusterAdd is a duplicate waiting to join its kept record's cluster.
+type clusterAdd struct{ keptID, keptURI, keptDate, member string }
 
 func newReport(w io.Writer) *report {
 	if w == nil {
 		return nil
 	}
+	r := &report{w: w, clusters: map[string]*Cluster{}}
+	r.enc = newEncoder(&r.pending)
+	return r
+}
+
+func newEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // URIs with & and <urn:...> IDs stay readable
-	return &report{enc: enc, clusters: map[string]*Cluster{}}
+	return enc
 }
 
 func (r *report) duplicate(d Duplicate) error {
@@ -62,14 +80,7 @@ func (r *report) duplicate(d Duplicate) error {
 		return nil
 	}
 	d.Kind = "duplicate"
-	c := r.clusters[d.KeptID]
-	if c == nil {
-		c = &Cluster{Kind: "cluster", KeptID: d.KeptID, KeptURI: d.KeptURI, KeptDate: d.KeptDate, Size: 1}
-		r.clusters[d.KeptID] = c
-		r.order = append(r.order, d.KeptID)
-	}
-	c.Size++
-	c.Members = append(c.Members, d.RecordID)
+	r.adds = append(r.adds, clusterAdd{keptID: d.KeptID, keptURI: d.KeptURI, keptDate: d.KeptDate, member: d.RecordID})
 	return r.enc.Encode(d)
 }
 
@@ -83,18 +94,59 @@ func (r *report) containment(d Duplicate) error {
 	return r.enc.Encode(d)
 }
 
-// close writes the clusters, largest first (ties in the order they were found).
+// commit writes the pending lines and adds their duplicates to the clusters.
+func (r *report) commit() error {
+	if r == nil {
+		return nil
+	}
+	if r.err != nil {
+		return r.err
+	}
+	for _, a := range r.adds {
+		c := r.clusters[a.keptID]
+		if c == nil {
+			c = &Cluster{Kind: "cluster", KeptID: a.keptID, KeptURI: a.keptURI, KeptDate: a.keptDate, Size: 1}
+			r.clusters[a.keptID] = c
+			r.order = append(r.order, a.keptID)
+		}
+		c.Size++
+		c.Members = append(c.Members, a.member)
+	}
+	r.adds = r.adds[:0]
+	if _, err := r.pending.WriteTo(r.w); err != nil {
+		r.err = err
+		return err
+	}
+	return nil
+}
+
+// withdraw drops the pending lines.
+func (r *report) withdraw() {
+	if r == nil {
+		return
+	}
+	r.pending.Reset()
+	r.adds = r.adds[:0]
+}
+
+// close writes the pending lines, then the clusters, largest first (ties in
+// the order they were found).
 func (r *report) close() error {
 	if r == nil {
 		return nil
+	}
+	if err := r.commit(); err != nil {
+		return err
 	}
 	cs := make([]*Cluster, len(r.order))
 	for i, id := range r.order {
 		cs[i] = r.clusters[id]
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Size > cs[j].Size })
+	enc := newEncoder(r.w)
 	for _, c := range cs {
-		if err := r.enc.Encode(c); err != nil {
+		if err := enc.Encode(c); err != nil {
+			r.err = err
 			return err
 		}
 	}
