@@ -966,14 +966,17 @@ func isWARCMagic(p []byte) bool {
 // padding returns the bytes of a gzip member without records, or blank lines at
 // the end of a plain file, as a KindPadding record.
 func (r *Reader) padding() *Record {
-	rec := &Record{Kind: KindPadding, Offset: r.memberStart, PlainOffset: r.plainPos}
-	if !r.gzipped {
-		rec.Offset = r.plainPos
-	}
+	rec := &Record{Kind: KindPadding, Offset: r.plainPos, PlainOffset: r.plainPos}
 	if r.plain != nil {
+		rec.Offset -= r.plain.Len()
 		rec.PlainOffset -= r.plain.Len()
 	}
 	if r.gzipped {
+		// The newlines of the member were not copied as they streamed (see
+		// lazyPlain): the member itself holds them, and a plain Writer
+		// decompresses it (Raw.FileIsMember). An empty Plain here would
+		// lose a record's trailer kept in a member of its own.
+		rec.Offset, rec.PlainOffset = r.memberStart, r.memberPlain
 		r.recAloneGzip = true
 		r.endMember(rec)
 		rec.Size = r.fileOffset() - rec.Offset
@@ -981,7 +984,7 @@ func (r *Reader) padding() *Record {
 		rec.Size = r.plainPos - rec.PlainOffset
 	}
 	rec.complete, rec.TrailerOK = true, true
-	if r.KeepRaw && r.plain == nil {
+	if r.KeepRaw && r.plain == nil && !r.fileIsMember {
 		r.plain = r.spool()
 	}
 	r.setRaw(rec)

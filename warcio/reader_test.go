@@ -2,7 +2,12 @@ package warcio
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -107,4 +112,132 @@ func gunzipAll(t *testing.T, b []byte) []byte {
 	}
 	out, _ := io.ReadAll(zr) // damaged tails are compared as far as they decompress
 	return out
+}
+
+// kinds spells what a lenient read returned, a letter a record: W a WARC record,
+// E a WARC record whose Err is set (its digest), A an ARC record, D damaged
+// bytes, P padding.
+func kinds(recs []*Record) string {
+	var b strings.Builder
+	for _, r := range recs {
+		switch {
+		case r.Kind == KindWARC && r.Err != nil:
+			b.WriteByte('E')
+		case r.Kind == KindWARC:
+			b.WriteByte('W')
+		case r.Kind == KindARC:
+			b.WriteByte('A')
+		case r.Kind == KindDamaged:
+			b.WriteByte('D')
+		case r.Kind == KindPadding:
+			b.WriteByte('P')
+		}
+	}
+	return b.String()
+}
+
+// TestReadTestdata is the table of the broken and edge-case files of testdata/
+// (see testdataRecipes): the error a strict Reader must stop with (nil: none),
+// where, and what a lenient Reader returns instead. Either way the records'
+// raw bytes must give the input back (checkAccounted).
+func TestReadTestdata(t *testing.T) {
+	id2 := testID(2)
+	tests := []struct {
+		file   string
+		err    error
+		offset int64  // file offset the error names
+		id     string // record the error names
+		kinds  string // lenient read
+	}{
+		{"truncated-member.warc.gz", ErrGzip, 269, "", "WD"},
+		{"truncated-block.warc", ErrTruncated, 358, id2, "WD"},
+		{"bad-content-length.warc", ErrLength, 358, id2, "WDW"},
+		{"no-blank-line.warc", ErrHeader, 358, id2, "WDW"},
+		{"junk-between-records.warc", ErrNoMagic, 358, "", "WDW"},
+		{"header-too-long.warc.gz", ErrHeaderTooLong, 269, "", "WDW"},
+		{"bad-digest.warc", ErrDigest, 358, id2, "WEW"},
+		{"spanning-members.warc.gz", nil, 0, "", "WWW"},
+		{"crlf-member.warc.gz", nil, 0, "", "WPWP"},
+		{"empty-member.warc.gz", nil, 0, "", "WPWP"},
+		{"whole-file.warc.gz", nil, 0, "", "WWW"},
+		{"example.arc", nil, 0, "", "AAA"},
+		{"lf-only.warc", nil, 0, "", "WW"},
+	}
+	if len(tests) != len(testdataRecipes) {
+		t.Errorf("%d files in the table, %d recipes", len(tests), len(testdataRecipes))
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := readAll(t, path, in, false)
+			switch {
+			case tc.err == nil && err != nil:
+				t.Errorf("strict: %v", err)
+			case tc.err == nil:
+				if got := kinds(recs); got != tc.kinds {
+					t.Errorf("strict read returned %s, want %s", got, tc.kinds)
+				}
+				checkAccounted(t, in, recs)
+			default:
+				var pe *ParseError
+				if !errors.As(err, &pe) || !errors.Is(err, tc.err) {
+					t.Fatalf("strict: got %v, want a *ParseError wrapping %v", err, tc.err)
+				}
+				if pe.Offset != tc.offset || pe.RecordID != tc.id {
+					t.Errorf("error names offset %d record %q, want %d %q", pe.Offset, pe.RecordID, tc.offset, tc.id)
+				}
+				if want := fmt.Sprintf("%s: offset %d", path, tc.offset); !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("message %q does not start with %q", err, want)
+				}
+			}
+			lrecs, err := readAll(t, path, in, true)
+			if err != nil {
+				t.Fatalf("lenient: %v", err)
+			}
+			if got := kinds(lrecs); got != tc.kinds {
+				t.Errorf("lenient read returned %s, want %s", got, tc.kinds)
+			}
+			checkAccounted(t, in, lrecs)
+		})
+	}
+}
+
+// A gzip member that holds only newlines (a record's trailer in a member of its
+// own) is part of the file: copied to plain output it gives its newlines, to gzip
+// output the member as it was.
+func TestCopyRawNewlineMember(t *testing.T) {
+	r1, r2 := record(t, false, 1, textPage(1)), record(t, false, 2, textPage(2))
+	inputs := map[string][][]byte{
+		"whole trailer":         {r1[:len(r1)-4], r1[len(r1)-4:], r2[:len(r2)-4], r2[len(r2)-4:]},
+		"last CR LF":            {r1[:len(r1)-2], r1[len(r1)-2:], r2[:len(r2)-2], r2[len(r2)-2:]},
+		"trailer before record": {r1[:len(r1)-4], cat(r1[len(r1)-4:], r2)},
+		"newlines only":         {[]byte("\r\n"), []byte("\n\n")},
+	}
+	for name, parts := range inputs {
+		in := gzipMembers(t, parts...)
+		recs, err := readAll(t, name, in, false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plain, gz bytes.Buffer
+		pw, gw := NewWriter(&plain, false), NewWriter(&gz, true)
+		for _, rec := range recs {
+			if err := pw.CopyRaw(rec.Raw); err != nil {
+				t.Fatal(err)
+			}
+			if err := gw.CopyRaw(rec.Raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want := cat(parts...); !bytes.Equal(plain.Bytes(), want) {
+			t.Errorf("%s: plain output has %d bytes, the decompressed input %d", name, plain.Len(), len(want))
+		}
+		if !bytes.Equal(gz.Bytes(), in) {
+			t.Errorf("%s: gzip output (%d bytes) is not the input (%d bytes)", name, gz.Len(), len(in))
+		}
+	}
 }
