@@ -20,6 +20,7 @@ var (
 	ErrDigest        = errors.New("block does not match its digest")              // WARC-Block-Digest disagrees with the block
 	ErrRead          = errors.New("input read error")                             // the input's io.Reader failed; wraps its error
 	ErrSpool         = errors.New("cannot keep a record's bytes")                 // a spool's temporary file could not be written; wraps the cause
+	ErrNoRaw         = errors.New("record has no raw bytes to copy")              // CopyRaw was given a Raw without bytes (was the Reader's KeepRaw set?)
 )
 
 // ParseError reports where and how input could not be read.

@@ -3,6 +3,7 @@ package warcio
 import (
 	"crypto/sha1"
 	"encoding/base32"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -33,8 +34,13 @@ func (w *Writer) Offset() int64 { return w.n }
 // the record's original gzip member when it had one of its own, and otherwise
 // compresses the exact decompressed bytes into a new member; to plain output it
 // writes the decompressed bytes. Damaged regions of a compressed file that could not
-// be decompressed (Raw.Plain nil) are copied as stored in either case.
+// be decompressed (Raw.Plain nil) are copied as stored in either case. A Raw
+// that holds no bytes (nil, as the Reader gives without KeepRaw) is an error
+// wrapping ErrNoRaw: every record has bytes, and writing none would lose it.
 func (w *Writer) CopyRaw(raw *Raw) error {
+	if raw == nil || (raw.Plain == nil && raw.File == nil) {
+		return fmt.Errorf("warcio: output offset %d: %w", w.n, ErrNoRaw)
+	}
 	switch {
 	case w.gz && raw.File != nil:
 		return w.copySpool(raw.File)
@@ -54,10 +60,9 @@ func (w *Writer) CopyRaw(raw *Raw) error {
 		n, err := io.Copy(w.w, zr)
 		w.n += n
 		return err
-	case raw.File != nil:
+	default:
 		return w.copySpool(raw.File)
 	}
-	return nil
 }
 
 func (w *Writer) copySpool(s *Spool) error {
