@@ -8,26 +8,29 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"warcdedup/dedup"
 	"warcdedup/warcio"
 )
 
-// Exit codes.
+// Exit codes. A signal that ends a run (SIGINT, SIGTERM, SIGHUP) gives 128 and
+// its number, as a shell reports a process it killed.
 const (
-	exitOK      = 0 // every input read cleanly and written
-	exitFailure = 1 // a file could not be read or written; its output was removed
-	exitUsage   = 2 // the command line was wrong
-	exitDamaged = 3 // finished, but some input was damaged and carried over as it was (--lenient)
+	exitOK       = 0 // every input read cleanly and written
+	exitFailure  = 1 // some input could not be read or its output written (that output is not written), or another run holds an output's lock
+	exitUsage    = 2 // the command line was wrong, or names files the run may not write; nothing was written
+	exitDamaged  = 3 // finished, but some input was damaged and carried over as it was (--lenient), or held no records
+	exitInternal = 4 // a bug in warcdedup (a panic), named with the file and record it happened on
 )
 
 const usage = `warcdedup: remove duplicate captures from WARC files.
@@ -60,11 +63,23 @@ Inputs may be files or directories (walked in name order; *.open and *.invalid f
 which Heritrix leaves while writing, are skipped). With several inputs or a directory,
 the last argument is an output directory and each output keeps its input's name.
 Output is compressed (one gzip member per record) when its name ends in .gz; standard
-output is compressed unless --compress=no. Output is written to a temporary file next
-to the target and renamed when complete; an input is never overwritten.
+output is compressed unless --compress=no.
 
-Exit status: 0 all clean; 1 failure (the failed file's output is removed);
-2 usage error; 3 finished, but damaged input was carried over unchanged (--lenient).
+An output that is a regular file is written to a temporary file next to it, synced,
+and renamed when complete; a symbolic link stays and the file it points to is
+replaced. A character device, FIFO or pipe (/dev/null, >(cmd)) is written directly.
+An input is never overwritten (also not through a link or standard input or output),
+an existing output only with --force, and two runs never write one output at once
+(the second fails). When one file fails, the others are still done; the failed ones
+are listed at the end and their outputs are not written. On SIGINT, SIGTERM or
+SIGHUP the unfinished output's temporary file is removed.
+
+Exit status: 0 all clean; 1 some file failed (its output is not written), or another
+run is writing an output; 2 usage error, or an output that is an input, exists
+(without --force) or cannot be written (nothing was written); 3 finished, but damaged
+input was carried over unchanged (--lenient) or an input held no records;
+4 internal error (a bug: please report it with the file and record it names);
+128+N killed by signal N. Of several, 4 comes before 1 and 1 before 3.
 
 Flags:
 `
@@ -110,6 +125,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.opts.BigramsTau, "tau-bigrams", cfg.opts.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
+	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -159,12 +175,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	jobs, err := plan(fl.Args())
+	jobs, rep, err := plan(fl.Args(), *force, cfg.report, stdin, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-		fl.Usage()
+		if _, ok := err.(shapeError); ok {
+			fl.Usage()
+		}
 		return exitUsage
 	}
+	outs := make([]*output, 0, len(jobs)+1)
+	for _, j := range jobs {
+		outs = append(outs, j.out)
+	}
+	if rep != nil {
+		outs = append(outs, rep)
+	}
+	reg := newRegistry()
+	reg.pending = len(outs)
+	defer onSignal(reg, log)()
+	if err := prepare(outs, *force, reg); err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
+		if _, ok := err.(existsError); ok {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	defer func() {
+		for _, o := range outs {
+			o.unlock(reg)
+		}
+	}()
 	var damaged []string
 	cfg.opts.Warn = func(err error) {
 		damaged = append(damaged, err.Error())
@@ -186,144 +226,183 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.Warn("further nonconforming records are counted, not listed")
 		}
 	}
-	var rep *os.File
-	if cfg.report != "" {
-		if rep, err = os.Create(cfg.report); err != nil {
-			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+	dupIDs := 0
+	cfg.opts.DuplicateID = func(file string, rec *warcio.Record) {
+		// Not damage: the record is copied or replaced as any other, and the
+		// IDs made for records derived from it stay unique.
+		dupIDs++
+		if dupIDs > maxProblemLines {
+			return
+		}
+		log.Warn("record repeats the WARC-Record-ID of an earlier record of the run; a revisit naming it is ambiguous",
+			"file", file, "offset", rec.Offset, "record", rec.ID())
+		if dupIDs == maxProblemLines {
+			log.Warn("further repeated record IDs are counted, not listed")
+		}
+	}
+	var repW *writer
+	if rep != nil {
+		if repW, err = rep.create(reg, stdout, 0o644); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: --report: %v\n", err)
 			return exitFailure
 		}
-		defer rep.Close()
-		cfg.opts.Report = rep
+		cfg.opts.Report = repW
 	}
 	d := dedup.New(cfg.opts)
 	start := time.Now()
-	for _, j := range jobs {
-		if err := runJob(d, j, cfg, stdin, stdout); err != nil {
-			log.Error("failed", "input", j.in, "err", err)
-			summary(stderr, d, time.Since(start), cfg.quiet)
-			return exitFailure
+	var failed []failure
+	for i, j := range jobs {
+		err := runJob(d, j, cfg, reg, stdin, stdout)
+		if err == nil {
+			continue
 		}
+		failed = append(failed, failure{j.in, err})
+		ie, ok := asInternal(err)
+		if !ok {
+			log.Error(j.out.failedWhat(), "input", j.in, "err", err)
+			continue
+		}
+		notRead := func(rest []job) {
+			for _, r := range rest {
+				failed = append(failed, failure{r.in, fmt.Errorf("not read after the internal error on %s", ie.file)})
+			}
+		}
+		if ie.recovered && ie.file != inputName(j.in) {
+			// dedup reads no file after a panic that may have left its
+			// index inconsistent; that panic was reported with its file.
+			failed = failed[:len(failed)-1]
+			notRead(jobs[i:])
+			break
+		}
+		log.Error("internal error (a bug in warcdedup: please report it with the file and record named here); "+j.out.failedWhat(),
+			"input", j.in, "err", ie)
+		fmt.Fprintf(stderr, "%s\n", ie.stack)
+		if !ie.recovered {
+			// The panic came from outside dedup's pipeline, in a state no
+			// one checked: no later file is done.
+			notRead(jobs[i+1:])
+			break
+		}
+	}
+	code := exitOK
+	switch {
+	case hasInternal(failed):
+		code = exitInternal
+	case len(failed) > 0:
+		code = exitFailure
+	case len(damaged) > 0:
+		code = exitDamaged
 	}
 	if err := d.Close(); err != nil {
 		log.Error("ending the run (report, temporary index file)", "err", err)
-		return exitFailure
+		if code != exitInternal {
+			code = exitFailure
+		}
+		if repW != nil {
+			repW.abort()
+			repW = nil
+		}
 	}
-	if rep != nil {
-		if err := rep.Close(); err != nil {
+	if repW != nil {
+		if err := repW.finish(); err != nil {
 			log.Error("writing the report", "err", err)
-			return exitFailure
+			if code != exitInternal {
+				code = exitFailure
+			}
 		}
 	}
-	summary(stderr, d, time.Since(start), cfg.quiet)
-	if len(damaged) > 0 {
-		return exitDamaged
-	}
-	return exitOK
+	summary(stderr, d, time.Since(start), cfg.quiet, len(jobs), failed)
+	return code
 }
 
-type job struct{ in, out string }
-
-// plan turns the arguments into (input, output) pairs.
-func plan(args []string) ([]job, error) {
-	if len(args) < 2 {
-		return nil, errors.New("need an input and an output")
+// inputName is an input's name in messages and in dedup's errors.
+func inputName(in string) string {
+	if in == "-" {
+		return "<stdin>"
 	}
-	outArg := args[len(args)-1]
-	ins := args[:len(args)-1]
-	if len(ins) == 1 {
-		st, err := os.Stat(ins[0])
-		outIsDir := strings.HasSuffix(outArg, string(os.PathSeparator))
-		if ost, err := os.Stat(outArg); err == nil && ost.IsDir() {
-			outIsDir = true
-		}
-		if ins[0] == "-" || (err == nil && !st.IsDir() && !outIsDir) {
-			if outArg != "-" && ins[0] != "-" && sameFile(ins[0], outArg) {
-				return nil, fmt.Errorf("output %s is the input", outArg)
-			}
-			return []job{{ins[0], outArg}}, nil
-		}
-	}
-	if outArg == "-" {
-		return nil, errors.New("several inputs need an output directory, not standard output")
-	}
-	if err := os.MkdirAll(outArg, 0o755); err != nil {
-		return nil, err
-	}
-	var jobs []job
-	seen := map[string]bool{}
-	for _, in := range ins {
-		if in == "-" {
-			return nil, errors.New("standard input cannot be one of several inputs")
-		}
-		st, err := os.Stat(in)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			jobs = append(jobs, job{in, filepath.Join(outArg, filepath.Base(in))})
-			continue
-		}
-		var files []string
-		err = filepath.WalkDir(in, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.IsDir() || !isWARCName(e.Name()) {
-				return nil
-			}
-			files = append(files, p)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(files)
-		for _, f := range files {
-			rel, _ := filepath.Rel(in, f)
-			jobs = append(jobs, job{f, filepath.Join(outArg, rel)})
-		}
-	}
-	for _, j := range jobs {
-		if seen[j.out] {
-			return nil, fmt.Errorf("two inputs would write %s", j.out)
-		}
-		seen[j.out] = true
-		if sameFile(j.in, j.out) {
-			return nil, fmt.Errorf("output %s is the input", j.out)
-		}
-	}
-	if len(jobs) == 0 {
-		return nil, errors.New("no WARC files in the inputs")
-	}
-	return jobs, nil
+	return in
 }
 
-// isWARCName says whether a file found in a directory is an input. Heritrix names
-// files it is still writing *.open, and files it gave up on *.invalid.
-func isWARCName(name string) bool {
-	for _, ext := range []string{".warc", ".warc.gz", ".arc", ".arc.gz"} {
-		if strings.HasSuffix(name, ext) {
+// failure is an input that failed, and why.
+type failure struct {
+	in  string
+	err error
+}
+
+func hasInternal(fs []failure) bool {
+	for _, f := range fs {
+		if _, ok := asInternal(f.err); ok {
 			return true
 		}
 	}
 	return false
 }
 
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
+// failedWhat says what became of the output of a file that failed.
+func (o *output) failedWhat() string {
+	if o.kind == outFile {
+		return "failed; its output is not written"
 	}
-	sb, err := os.Stat(b)
-	if err != nil {
-		return false
-	}
-	return os.SameFile(sa, sb)
+	return "failed; its output is incomplete"
 }
 
-func runJob(d *dedup.Deduper, j job, cfg config, stdin io.Reader, stdout io.Writer) error {
+// internalError is a panic: a bug in warcdedup, not a fault of the input.
+type internalError struct {
+	file   string
+	offset int64 // -1 when not known
+	record string
+	value  any
+	stack  []byte
+	// recovered says the pipeline caught the panic and withdrew the file,
+	// so that the run can go on with the next.
+	recovered bool
+}
+
+func (e *internalError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "internal error on %s", e.file)
+	if e.offset >= 0 {
+		fmt.Fprintf(&b, " at offset %d", e.offset)
+	}
+	if e.record != "" {
+		fmt.Fprintf(&b, " (record %s)", e.record)
+	}
+	fmt.Fprintf(&b, ": %v", e.value)
+	return b.String()
+}
+
+// deduper is what runJob needs of a *dedup.Deduper.
+type deduper interface {
+	Run(in io.Reader, name string, out io.Writer, compress bool) error
+	Withdraw()
+}
+
+// asInternal returns the internal error err is or wraps, if any.
+func asInternal(err error) (*internalError, bool) {
+	var ie *internalError
+	if errors.As(err, &ie) {
+		return ie, true
+	}
+	var pe *dedup.PanicError
+	if errors.As(err, &pe) {
+		return &internalError{file: pe.File, offset: pe.Offset, record: pe.RecordID, value: pe.Value, stack: pe.Stack, recovered: true}, true
+	}
+	return nil, false
+}
+
+// runJob deduplicates one input into its output. Whatever fails, no partial
+// output of a regular file is left.
+func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout io.Writer) (err error) {
+	name := inputName(j.in)
+	defer func() {
+		if v := recover(); v != nil {
+			// A last resort: dedup turns its own panics into errors. Whatever
+			// Run added of this file is taken back, if it succeeded.
+			d.Withdraw()
+			err = &internalError{file: name, offset: -1, value: v, stack: debug.Stack()}
+		}
+	}()
 	var in io.Reader = stdin
-	name := "<stdin>"
 	// The output gets the input's permissions, as gzip gives its output: the
 	// temporary file is created 0600, and a WARC that only its writer can read
 	// is of no use to a replay tool running as another user.
@@ -331,58 +410,89 @@ func runJob(d *dedup.Deduper, j job, cfg config, stdin io.Reader, stdout io.Writ
 	if j.in != "-" {
 		f, err := os.Open(j.in)
 		if err != nil {
-			return err
+			return fmt.Errorf("input %s: %v", j.in, unwrapPath(err))
 		}
 		defer f.Close()
-		in, name = f, j.in
+		in = f
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			perm = fi.Mode().Perm()
 		}
 	}
-	compress := strings.HasSuffix(j.out, ".gz") || j.out == "-"
+	compress := strings.HasSuffix(j.out.name, ".gz") || j.out.kind == outStdout
 	switch cfg.compress {
 	case "yes":
 		compress = true
 	case "no":
 		compress = false
 	}
-	if j.out == "-" {
-		return d.Run(in, name, stdout, compress)
-	}
-	if err := os.MkdirAll(filepath.Dir(j.out), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(j.out), "."+filepath.Base(j.out)+".tmp-*")
+	w, err := j.out.create(reg, stdout, perm)
 	if err != nil {
 		return err
 	}
-	ok := false
+	finished := false
 	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
+		if !finished {
+			w.abort()
 		}
 	}()
-	if err := d.Run(in, name, tmp, compress); err != nil {
+	if err := d.Run(in, name, w, compress); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(perm); err != nil {
+	err = w.finish()
+	finished = true // finish removes what it leaves when it fails
+	if err != nil {
+		// A later file must not refer to records of an output that is not
+		// there.
+		d.Withdraw()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), j.out); err != nil {
-		return err
-	}
-	ok = true
 	return nil
 }
 
-func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool) {
+// onSignal makes SIGINT, SIGTERM and SIGHUP remove the run's temporary and
+// lock files before the process exits with 128 and the signal's number; the
+// returned function ends that.
+func onSignal(reg *registry, log *slog.Logger) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-ch:
+				if !reg.interrupt() {
+					continue
+				}
+				log.Error("interrupted; the unfinished output is removed, finished ones are complete", "signal", s.String())
+				n, _ := s.(syscall.Signal)
+				os.Exit(128 + int(n))
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// summary says what the run wrote; the files that failed are listed also with -q.
+func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool, files int, failed []failure) {
+	defer func() {
+		if len(failed) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "failed: %d of %d files:\n", len(failed), files)
+		for _, f := range failed {
+			// One line a file, starting with its name.
+			msg := f.err.Error()
+			if !strings.HasPrefix(msg, f.in+": ") {
+				msg = f.in + ": " + msg
+			}
+			fmt.Fprintf(w, "  %s\n", msg)
+		}
+	}()
 	if quiet {
 		return
 	}
@@ -396,6 +506,9 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool) {
 	}
 	if s.Nonconforming > 0 {
 		fmt.Fprintf(w, "records not conforming to the standard (copied as they are): %d\n", s.Nonconforming)
+	}
+	if s.DuplicateIDs > 0 {
+		fmt.Fprintf(w, "records repeating an earlier record's WARC-Record-ID: %d\n", s.DuplicateIDs)
 	}
 	if s.DigestConflicts > 0 {
 		fmt.Fprintf(w, "same recorded payload digest but different bytes (both kept): %d\n", s.DigestConflicts)

@@ -1,0 +1,443 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// outKind says how an output is written.
+type outKind int
+
+const (
+	// outStdout is standard output ("-").
+	outStdout outKind = iota
+	// outFile is a regular file: written to a temporary file beside it, which
+	// is renamed onto it when complete, so that a reader never sees half a WARC
+	// and a failed run leaves what was there before.
+	outFile
+	// outStream is a character device, a FIFO or a pipe (bash's >(cmd) names
+	// one /dev/fd/N), or a file the caller opened and named by its descriptor:
+	// written directly, as there is nothing to rename onto.
+	outStream
+)
+
+// output is one file the run writes.
+type output struct {
+	name   string // as given on the command line
+	path   string // where it is written: name with the symbolic links of its last element followed
+	kind   outKind
+	exists bool // a regular file is at path
+	key    fileKey
+	lock   *os.File // held while the run may write path
+}
+
+// fileKey identifies a file: two names with the same key are one file.
+type fileKey struct{ dev, ino uint64 }
+
+func keyOf(fi fs.FileInfo) (fileKey, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() {
+		return fileKey{}, false
+	}
+	return fileKey{uint64(st.Dev), st.Ino}, true
+}
+
+// descriptorPath matches names of an open file descriptor. Following such a
+// link by readlink gives "pipe:[N]" or the name the file had when it was
+// opened, which is not where the caller wants the output.
+var descriptorPath = regexp.MustCompile(`^/(dev|proc/(self|thread-self|[0-9]+))/fd/[0-9]+$`)
+
+// classify finds how the output name is to be written. It creates nothing.
+func classify(name string) (*output, error) {
+	o := &output{name: name, path: name}
+	if name == "-" {
+		o.kind = outStdout
+		return o, nil
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("output %s is a directory", name)
+	case err == nil && fi.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+		o.kind = outStream
+		return o, nil
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("output %s is a %s, not a regular file, character device or pipe: not written", name, typeName(fi.Mode()))
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("output %s: %v", name, unwrapPath(err))
+	}
+	if err == nil {
+		o.exists = true
+		o.key, _ = keyOf(fi)
+	}
+	path, err := resolve(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case path == "":
+		// A regular file the caller opened, named by its descriptor: the
+		// caller chose to write it.
+		o.kind, o.exists = outStream, false
+	default:
+		o.kind, o.path = outFile, path
+	}
+	return o, nil
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
+}
+
+// resolve follows the symbolic links of name's last element, so that the
+// output replaces the file a link points to and the link stays; the
+// directories on the way need no resolving, as a rename within one works
+// whatever it is called. It returns "" for a name of an open descriptor.
+func resolve(name string) (string, error) {
+	p := name
+	for range 40 {
+		if descriptorPath.MatchString(filepath.Clean(p)) {
+			return "", nil
+		}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("output %s: %v", name, unwrapPath(err))
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("output %s: %v", name, unwrapPath(err))
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+	}
+	return "", fmt.Errorf("output %s: too many levels of symbolic links", name)
+}
+
+// unwrapPath returns the cause of a *fs.PathError, whose message would repeat
+// the operation and the name the caller already gives.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Beside each regular-file output, while the run may write it, are a lock file
+// and the temporary file the output is written to. Their names start with a dot
+// and the output's name, so that they sort with it and ls hides them.
+const (
+	lockSuffix = ".warcdedup-lock"
+	tempInfix  = ".warcdedup-tmp-"
+)
+
+func lockName(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+lockSuffix)
+}
+
+// isTempOf says whether a file name in path's directory is a temporary file of
+// path: CreateTemp puts decimal digits in place of the pattern's "*", and a
+// temporary file of an output named "x.warcdedup-tmp-1" is not one of "x".
+func isTempOf(file, path string) bool {
+	rest, ok := strings.CutPrefix(file, "."+filepath.Base(path)+tempInfix)
+	if !ok || rest == "" {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// errLocked says another run holds an output's lock.
+var errLocked = errors.New("another warcdedup run is writing it")
+
+// lockOutput takes the lock on o beside its path (flock, which the kernel
+// releases when the holder dies, so a lock file left by kill -9 locks nothing).
+// A run removes its lock file when done; one that opened the file just before
+// it was removed would lock a file no one else sees, so after locking it checks
+// that the name still leads to the locked file, and else starts again.
+func (o *output) lockOutput(reg *registry) error {
+	name := lockName(o.path)
+	for {
+		f, err := reg.create(name, func() (*os.File, error) {
+			return os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		})
+		if err != nil {
+			return fmt.Errorf("output %s: lock file: %v", o.name, unwrapPath(err))
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			// Not ours to remove: the run holding it will.
+			reg.forget(name)
+			f.Close()
+			return fmt.Errorf("output %s: %w (it holds %s)", o.name, errLocked, name)
+		}
+		if err != nil {
+			reg.forget(name)
+			f.Close()
+			return fmt.Errorf("output %s: locking %s: %v", o.name, name, err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(name)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			o.lock = f
+			return nil
+		}
+		reg.forget(name)
+		f.Close()
+	}
+}
+
+// unlock removes the lock file and then releases the lock: removed first, so
+// that a run waiting for it finds the name gone and makes a new one.
+func (o *output) unlock(reg *registry) {
+	if o.lock == nil {
+		return
+	}
+	reg.remove(lockName(o.path))
+	o.lock.Close()
+	o.lock = nil
+}
+
+// removeStale removes the temporary files of outputs whose lock the run holds,
+// left by a run that was killed without a chance to remove them (kill -9, a
+// crash, a power cut): while the lock is held no other run writes them.
+func removeStale(outs []*output) error {
+	byDir := map[string][]*output{}
+	for _, o := range outs {
+		if o.lock != nil {
+			d := filepath.Dir(o.path)
+			byDir[d] = append(byDir[d], o)
+		}
+	}
+	for dir, os_ := range byDir {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		names := map[string][]string{}
+		for _, e := range ents {
+			if i := strings.Index(e.Name(), tempInfix); i > 0 && e.Type().IsRegular() {
+				base := e.Name()[1:i]
+				names[base] = append(names[base], e.Name())
+			}
+		}
+		for _, o := range os_ {
+			for _, n := range names[filepath.Base(o.path)] {
+				if isTempOf(n, o.path) {
+					if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// registry holds the files a run must not leave behind, temporary outputs and
+// lock files, so that an interrupted run can remove them before it exits.
+type registry struct {
+	mu    sync.Mutex
+	files map[string]bool
+	// pending counts the outputs not yet complete. Once it is 0 a signal
+	// changes nothing: everything is written, and the run ends on its own
+	// with the status that says so.
+	pending int
+}
+
+func newRegistry() *registry { return &registry{files: map[string]bool{}} }
+
+// create makes a file with open and registers its name in one step, so that a
+// signal cannot come between them.
+func (r *registry) create(name string, open func() (*os.File, error)) (*os.File, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := open()
+	if err == nil {
+		r.files[f.Name()] = true
+	}
+	return f, err
+}
+
+func (r *registry) forget(name string) {
+	r.mu.Lock()
+	delete(r.files, name)
+	r.mu.Unlock()
+}
+
+// remove removes a registered file.
+func (r *registry) remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	os.Remove(name)
+	delete(r.files, name)
+}
+
+// rename renames a registered temporary file onto its target in one step, so
+// that an interrupted run removes either the temporary file or nothing.
+func (r *registry) rename(tmp, target string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := os.Rename(tmp, target); err != nil {
+		return err
+	}
+	delete(r.files, tmp)
+	r.pending--
+	return nil
+}
+
+// complete counts an output written directly as complete.
+func (r *registry) complete() {
+	r.mu.Lock()
+	r.pending--
+	r.mu.Unlock()
+}
+
+// interrupt removes every registered file and keeps the registry locked, so
+// that nothing creates or renames a file before the process exits; it does
+// nothing and returns false when every output is complete.
+func (r *registry) interrupt() bool {
+	r.mu.Lock()
+	if r.pending <= 0 {
+		r.mu.Unlock()
+		return false
+	}
+	for name := range r.files {
+		os.Remove(name)
+	}
+	return true
+}
+
+// syncFile is fsync; tests replace it to see what is synced, and to make it fail.
+var syncFile = (*os.File).Sync
+
+// writer is an output being written.
+type writer struct {
+	io.Writer
+	o    *output
+	f    *os.File // the temporary file or the stream; nil for standard output
+	reg  *registry
+	perm fs.FileMode
+}
+
+// create opens o for writing; a regular file gets perm when complete.
+func (o *output) create(reg *registry, stdout io.Writer, perm fs.FileMode) (*writer, error) {
+	w := &writer{o: o, reg: reg, perm: perm}
+	switch o.kind {
+	case outStdout:
+		w.Writer = stdout
+		return w, nil
+	case outStream:
+		flag := os.O_WRONLY
+		if fi, err := os.Stat(o.path); err == nil && fi.Mode().IsRegular() {
+			// A file the caller opened (>> f, named /dev/stdout): written
+			// after what it holds, as the caller's own descriptor would.
+			flag |= os.O_APPEND
+		}
+		f, err := os.OpenFile(o.path, flag, 0)
+		if err != nil {
+			return nil, fmt.Errorf("output %s: %v", o.name, unwrapPath(err))
+		}
+		w.Writer, w.f = f, f
+		return w, nil
+	}
+	f, err := reg.create("", func() (*os.File, error) {
+		return os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+tempInfix+"*")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %v", o.name, unwrapPath(err))
+	}
+	w.Writer, w.f = f, f
+	return w, nil
+}
+
+// finish completes the output: a regular file is synced, renamed onto its
+// name and its directory synced, so that after a crash the name holds either
+// the whole new file or what it held before. On failure nothing of the new
+// output is left.
+func (w *writer) finish() error {
+	if w.f == nil {
+		w.reg.complete()
+		return nil
+	}
+	if w.o.kind == outStream {
+		if err := w.f.Close(); err != nil {
+			return fmt.Errorf("output %s: %v", w.o.name, unwrapPath(err))
+		}
+		w.reg.complete()
+		return nil
+	}
+	tmp := w.f.Name()
+	err := w.f.Chmod(w.perm)
+	if err == nil {
+		err = syncFile(w.f)
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = w.reg.rename(tmp, w.o.path)
+	}
+	if err != nil {
+		w.reg.remove(tmp)
+		return fmt.Errorf("output %s: %v", w.o.name, unwrapPath(err))
+	}
+	if err := syncDir(filepath.Dir(w.o.path)); err != nil {
+		// Whether the rename survives a crash is unknown: the file is
+		// reported failed, and so it must not stay.
+		os.Remove(w.o.path)
+		return fmt.Errorf("output %s: syncing its directory: %v", w.o.name, unwrapPath(err))
+	}
+	return nil
+}
+
+// abort ends an output that failed: a temporary file is removed; what was
+// written to a stream stays written.
+func (w *writer) abort() {
+	if w.f == nil {
+		return
+	}
+	w.f.Close()
+	if w.o.kind == outFile {
+		w.reg.remove(w.f.Name())
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = syncFile(d)
+	if errors.Is(err, syscall.EINVAL) {
+		// A file system that cannot sync a directory makes the rename
+		// durable on its own terms.
+		err = nil
+	}
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
