@@ -76,7 +76,7 @@ SIGHUP the unfinished output's temporary file is removed.
 
 Exit status: 0 all clean; 1 some file failed (its output is not written), or another
 run is writing an output; 2 usage error, or an output that is an input, exists
-(without --force) or cannot be written (nothing was written); 3 finished, but damaged
+(without --force) or is a block device or socket (nothing was written); 3 finished, but damaged
 input was carried over unchanged (--lenient) or an input held no records;
 4 internal error (a bug: please report it with the file and record it names);
 128+N killed by signal N. Of several, 4 comes before 1 and 1 before 3.
