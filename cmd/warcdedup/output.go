@@ -231,19 +231,20 @@ func removeStale(outs []*output) error {
 			byDir[d] = append(byDir[d], o)
 		}
 	}
-	for dir, os_ := range byDir {
+	for dir, dirOuts := range byDir {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return err
 		}
 		names := map[string][]string{}
 		for _, e := range ents {
-			if i := strings.Index(e.Name(), tempInfix); i > 0 && e.Type().IsRegular() {
+			// The last infix: the output's own name may hold one.
+			if i := strings.LastIndex(e.Name(), tempInfix); i > 0 && e.Type().IsRegular() {
 				base := e.Name()[1:i]
 				names[base] = append(names[base], e.Name())
 			}
 		}
-		for _, o := range os_ {
+		for _, o := range dirOuts {
 			for _, n := range names[filepath.Base(o.path)] {
 				if isTempOf(n, o.path) {
 					if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {

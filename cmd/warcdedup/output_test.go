@@ -124,6 +124,11 @@ func TestSpecialOutputs(t *testing.T) {
 			return out, nil, func(t *testing.T) { wantMode(t, out, os.ModeDevice|os.ModeCharDevice) }
 		}, exitOK},
 		{"/dev/null", func(t *testing.T, dir string) (string, []string, func(*testing.T)) {
+			if os.Geteuid() == 0 {
+				// As root, a regression would replace the machine's
+				// /dev/null; "character device" is the same case.
+				t.Skip("not run as root")
+			}
 			return "/dev/null", nil, func(t *testing.T) { wantMode(t, "/dev/null", os.ModeDevice|os.ModeCharDevice) }
 		}, exitOK},
 		{"FIFO", func(t *testing.T, dir string) (string, []string, func(*testing.T)) {
@@ -419,14 +424,20 @@ func TestKilledRunsFilesRemoved(t *testing.T) {
 	if !hasTemp(dir) {
 		t.Fatal("kill -9 left no temporary file: the test tests nothing")
 	}
+	// Temporary files of other outputs, one named like a temporary file of
+	// out: not this run's to remove.
 	other := ".other.warc.gz" + tempInfix + "1"
+	lookalike := ".out.warc.gz" + tempInfix + "1" + tempInfix + "2"
+	if err := os.WriteFile(filepath.Join(dir, lookalike), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, other), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if code, msg := runCLI(t, "-q", samplePath, out); code != exitOK {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
-	if ns := names(t, dir); strings.Join(ns, ",") != other+",out.warc.gz" {
+	if ns := names(t, dir); strings.Join(ns, ",") != other+","+lookalike+",out.warc.gz" {
 		t.Fatalf("after the next run: %v", ns)
 	}
 }
@@ -503,5 +514,39 @@ func TestSyncBeforeRename(t *testing.T) {
 	}
 	if ns := names(t, dir); len(ns) != 0 {
 		t.Fatalf("failing sync left %v", ns)
+	}
+}
+
+// TestReportIsAnOutput: the --report file is checked and written as the
+// outputs are: never an input, not overwritten without --force, complete or
+// not there.
+func TestReportIsAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.warc.gz")
+	copyFile(t, samplePath, in)
+	out := filepath.Join(dir, "out.warc.gz")
+	code, msg := runCLI(t, "-q", "--report", in, in, out)
+	if code != exitUsage || !strings.Contains(msg, "--report: output "+in+" is the input") {
+		t.Errorf("report onto an input: exit %d, %q", code, msg)
+	}
+	if !bytes.Equal(mustRead(t, in), mustRead(t, samplePath)) {
+		t.Fatal("the input changed")
+	}
+	rep := filepath.Join(dir, "report.jsonl")
+	if err := os.WriteFile(rep, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg = runCLI(t, "-q", "--report", rep, in, out)
+	if code != exitUsage || !strings.Contains(msg, rep+" already exists") || string(mustRead(t, rep)) != "old" {
+		t.Errorf("existing report: exit %d, %q", code, msg)
+	}
+	if code, msg := runCLI(t, "-q", "--force", "--report", rep, in, out); code != exitOK {
+		t.Fatalf("--force: exit %d: %s", code, msg)
+	}
+	if b := mustRead(t, rep); !bytes.Contains(b, []byte(`"kind"`)) || b[len(b)-1] != '\n' {
+		t.Errorf("report %q", b)
+	}
+	if ns := names(t, dir); strings.Join(ns, ",") != "in.warc.gz,out.warc.gz,report.jsonl" {
+		t.Errorf("left %v", ns)
 	}
 }
