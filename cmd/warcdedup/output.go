@@ -31,12 +31,11 @@ const (
 
 // output is one file the run writes.
 type output struct {
-	name   string // as given on the command line
-	path   string // where it is written: name with the symbolic links of its last element followed
-	kind   outKind
-	exists bool // a regular file is at path
-	key    fileKey
-	lock   *os.File // held while the run may write path
+	name string // as given on the command line
+	path string // where it is written: name with the symbolic links of its last element followed
+	kind outKind
+	key  fileKey  // the file there now, if it is a regular file
+	lock *os.File // held while the run may write path
 }
 
 // fileKey identifies a file: two names with the same key are one file.
@@ -75,7 +74,6 @@ func classify(name string) (*output, error) {
 		return nil, fmt.Errorf("output %s: %v", name, unwrapPath(err))
 	}
 	if err == nil {
-		o.exists = true
 		o.key, _ = keyOf(fi)
 	}
 	path, err := resolve(name)
@@ -85,7 +83,7 @@ func classify(name string) (*output, error) {
 	case path == "":
 		// A regular file the caller opened, named by its descriptor: the
 		// caller chose to write it.
-		o.kind, o.exists = outStream, false
+		o.kind = outStream
 	default:
 		o.kind, o.path = outFile, path
 	}
@@ -180,7 +178,7 @@ var errLocked = errors.New("another warcdedup run is writing it")
 func (o *output) lockOutput(reg *registry) error {
 	name := lockName(o.path)
 	for {
-		f, err := reg.create(name, func() (*os.File, error) {
+		f, err := reg.create(func() (*os.File, error) {
 			return os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 		})
 		if err != nil {
@@ -272,7 +270,7 @@ func newRegistry() *registry { return &registry{files: map[string]bool{}} }
 
 // create makes a file with open and registers its name in one step, so that a
 // signal cannot come between them.
-func (r *registry) create(name string, open func() (*os.File, error)) (*os.File, error) {
+func (r *registry) create(open func() (*os.File, error)) (*os.File, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f, err := open()
@@ -364,7 +362,7 @@ func (o *output) create(reg *registry, stdout io.Writer, perm fs.FileMode) (*wri
 		w.Writer, w.f = f, f
 		return w, nil
 	}
-	f, err := reg.create("", func() (*os.File, error) {
+	f, err := reg.create(func() (*os.File, error) {
 		return os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+tempInfix+"*")
 	})
 	if err != nil {

@@ -324,6 +324,7 @@ func TestMissingInputCreatesNothing(t *testing.T) {
 		{"missing.warc.gz", "out.warc.gz"},
 		{"missing.warc.gz", "out"},
 		{"in.warc.gz", "missing.warc.gz", "out"},
+		{"missing.warc.gz", "in.warc.gz", "missing2.warc.gz", "out"},
 		{"-", "in.warc.gz", "out"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -339,6 +340,11 @@ func TestMissingInputCreatesNothing(t *testing.T) {
 			code, msg := runCLI(t, abs...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d: %s", code, exitUsage, msg)
+			}
+			for _, a := range args {
+				if strings.HasPrefix(a, "missing") && !strings.Contains(msg, "input "+filepath.Join(dir, a)+": no such file") {
+					t.Errorf("%s is not named: %s", a, msg)
+				}
 			}
 			if ns := names(t, dir); strings.Join(ns, ",") != "in.warc.gz" {
 				t.Errorf("left %v", ns)

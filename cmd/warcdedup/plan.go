@@ -43,6 +43,7 @@ func plan(args []string, force bool, report string, stdin io.Reader, stdout io.W
 	outArg := args[len(args)-1]
 	ins := args[:len(args)-1]
 	inInfo := map[string]fs.FileInfo{}
+	var missing []string
 	for _, in := range ins {
 		if in == "-" {
 			if len(ins) > 1 {
@@ -52,9 +53,13 @@ func plan(args []string, force bool, report string, stdin io.Reader, stdout io.W
 		}
 		fi, err := os.Stat(in)
 		if err != nil {
-			return nil, nil, fmt.Errorf("input %s: %v", in, unwrapPath(err))
+			missing = append(missing, fmt.Sprintf("input %s: %v", in, unwrapPath(err)))
+			continue
 		}
 		inInfo[in] = fi
+	}
+	if missing != nil {
+		return nil, nil, errors.New(strings.Join(missing, "\n"))
 	}
 	outIsDir := strings.HasSuffix(outArg, string(os.PathSeparator))
 	if fi, err := os.Stat(outArg); err == nil && fi.IsDir() {
