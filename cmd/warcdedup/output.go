@@ -181,6 +181,9 @@ func (o *output) lockOutput(reg *registry) error {
 		f, err := reg.create(func() (*os.File, error) {
 			return os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 		})
+		if errors.Is(err, syscall.EMFILE) {
+			return fmt.Errorf("output %s: lock file: %v (a run keeps the lock file of each of its outputs open: raise the limit, ulimit -n, or split the batch)", o.name, unwrapPath(err))
+		}
 		if err != nil {
 			return fmt.Errorf("output %s: lock file: %v", o.name, unwrapPath(err))
 		}
