@@ -21,6 +21,7 @@ var (
 	ErrRead          = errors.New("input read error")                             // the input's io.Reader failed; wraps its error
 	ErrSpool         = errors.New("cannot keep a record's bytes")                 // a spool's temporary file could not be written; wraps the cause
 	ErrNoRaw         = errors.New("record has no raw bytes to copy")              // CopyRaw was given a Raw without bytes (was the Reader's KeepRaw set?)
+	ErrField         = errors.New("header field cannot be written as it is")      // WriteRecord was given a name or value its Reader would not read back
 )
 
 // ParseError reports where and how input could not be read.

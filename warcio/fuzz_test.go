@@ -2,50 +2,79 @@ package warcio
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"warcdedup/internal/testshared"
 )
 
-// FuzzReader checks that a lenient Reader accounts for every byte of any input:
-// writing back the raw bytes of what it returns gives the input again (for plain
-// input exactly; gzip input goes through canonical form). A strict Reader must
-// return records or a *ParseError, never panic.
-func FuzzReader(f *testing.F) {
-	// Seeds: files this package's Writer produced, and small real files.
-	var buf bytes.Buffer
-	w := NewWriter(&buf, false)
-	h := &Header{Version: "WARC/1.1", Fields: []Field{{"WARC-Type", "response"},
-		{"WARC-Record-ID", "<urn:uuid:1>"}, {"WARC-Date", "2026-01-01T00:00:00Z"},
-		{"WARC-Target-URI", "http://a.example/"}, {"Content-Type", "application/http; msgtype=response"}}}
-	w.WriteRecord(h, []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>"))
-	w.WriteRecord(h.Clone(), []byte("HTTP/1.1 200\nTransfer-Encoding: chunked\n\n5\r\nhello\r\n0\r\n\r\n"))
-	f.Add(buf.Bytes())
+// readerSeeds are FuzzReader's seeds: files this package's Writer made (plain,
+// a member per record, whole-file gzip, a record spanning members, trailers in
+// members of their own) and the broken and edge-case files of testdata/.
+func readerSeeds(f *testing.F) [][]byte {
+	h := testHeader(1)
+	chunked := []byte("HTTP/1.1 200\nTransfer-Encoding: chunked\n\n5\r\nhello\r\n0\r\n\r\n")
+	plain := cat(record(f, false, 1, textPage(1)), record(f, false, 2, chunked))
 	var gz bytes.Buffer
 	NewWriter(&gz, true).WriteRecord(h.Clone(), []byte("HTTP/1.1 404 Not Found\r\n\r\n"))
-	f.Add(gz.Bytes())
-	for _, p := range []string{
-		"webrecorder+warcio/test/data/example.warc",
-		"webrecorder+warcio/test/data/example-trunc.warc",
-		"webrecorder+warcio/test/data/example.arc",
-		"webrecorder+pywb/sample_archive/warcs/missing-status-text.warc",
-		"richardlehane+webarchive/examples/jhove/valid/valid-warcfile-fields-continuation.warc",
-	} {
-		if !testshared.Available() {
-			break
+	seeds := [][]byte{
+		plain,
+		gz.Bytes(),
+		writeWARC(f, true, textPage(1), chunked, page(3, 300)),
+		gzipMembers(f, plain),
+		gzipMembers(f, plain[:len(plain)/2], plain[len(plain)/2:]),
+		gzipMembers(f, plain[:len(plain)-4], plain[len(plain)-4:]),
+	}
+	files, err := filepath.Glob("testdata/*")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no testdata files: %v", err)
+	}
+	for _, p := range files {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			continue // testdata/fuzz
 		}
-		if b, err := os.ReadFile(testshared.Path(f, "warcs/"+p)); err == nil {
-			f.Add(b)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	return seeds
+}
+
+// FuzzReader checks that a lenient Reader accounts for every byte of any input:
+// the raw bytes of what it returns, written back, give the input again
+// (checkAccounted: exactly for plain input and a member per record, after
+// decompression otherwise). A strict Reader must return records or a
+// *ParseError, never panic.
+func FuzzReader(f *testing.F) {
+	for _, b := range readerSeeds(f) {
+		f.Add(b)
+	}
+	if testshared.Available() {
+		for _, p := range []string{
+			"webrecorder+warcio/test/data/example.warc",
+			"webrecorder+warcio/test/data/example-trunc.warc",
+			"webrecorder+warcio/test/data/example.arc",
+			"webrecorder+pywb/sample_archive/warcs/missing-status-text.warc",
+			"richardlehane+webarchive/examples/jhove/valid/valid-warcfile-fields-continuation.warc",
+		} {
+			if b, err := os.ReadFile(testshared.Path(f, "warcs/"+p)); err == nil {
+				f.Add(b)
+			}
 		}
 	}
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := NewReader(bytes.NewReader(in), "fuzz")
-		r.KeepRaw, r.Lenient, r.VerifyDigests = true, true, true
-		var out bytes.Buffer
-		w := NewWriter(&out, false)
-		gz := len(in) > 1 && in[0] == 0x1f && in[1] == 0x8b
+		// A small spool limit sends the raw bytes of larger inputs through
+		// temporary files too.
+		r.KeepRaw, r.Lenient, r.VerifyDigests, r.SpoolMemory, r.TempDir = true, true, true, 256, dir
+		var recs []*Record
 		for i := 0; ; i++ {
 			rec, err := r.Next()
 			if err == io.EOF {
@@ -61,17 +90,13 @@ func FuzzReader(f *testing.F) {
 				// Read some of the block as callers do, then HTTP-parse it.
 				ReadPayload(io.LimitReader(r, 1<<20), func(*HTTPResponse) int { return 1 << 16 })
 			}
-			raw, err := r.Finish()
-			if err != nil {
+			if _, err := r.Finish(); err != nil {
 				t.Fatalf("lenient finish failed: %v", err)
 			}
-			w.CopyRaw(raw)
 			Validate(rec)
-			raw.Release()
+			recs = append(recs, rec)
 		}
-		if !gz && !bytes.Equal(out.Bytes(), in) {
-			t.Fatalf("lost or changed bytes: %d in, %d out", len(in), out.Len())
-		}
+		checkAccounted(t, in, recs)
 		// Strict mode: any error must be a *ParseError.
 		sr := NewReader(bytes.NewReader(in), "fuzz")
 		for {
@@ -87,6 +112,124 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzWriter writes records with fuzzed header fields and blocks to a plain and
+// a gzip Writer and reads them back: the Writer must refuse a header its Reader
+// would not give back as it is (ErrField, ErrVersion), and otherwise the Reader
+// must return the same records, the same blocks, at the offsets the Writer
+// reported, with digests that verify.
+func FuzzWriter(f *testing.F) {
+	f.Add("WARC/1.1", "WARC-Target-URI", "http://a.example/", "X-Note", "", []byte("HTTP/1.1 200 OK\r\n\r\nhi"), uint8(2))
+	f.Add("WARC/1.0", "WARC-Concurrent-To", "<urn:uuid:x>", "content-length", "7", []byte{}, uint8(1))
+	f.Add("warc/0.18", "X-Folded", "a  b\tc", "WARC-Block-Digest", "sha1:AAAA", []byte("\r\n\r\nWARC/1.0\r\n"), uint8(3))
+	f.Add("WARC/1.1", "X Bad", "v", "X-Crlf", "a\r\nb", []byte("x"), uint8(1))
+	f.Add("WARC/2.0", "X-Space", " padded ", "Y", "ü\u00a0", []byte("\n"), uint8(0))
+	f.Fuzz(func(t *testing.T, version, name1, value1, name2, value2 string, block []byte, n uint8) {
+		count := int(n%4) + 1
+		for _, gz := range []bool{false, true} {
+			var out bytes.Buffer
+			w := NewWriter(&out, gz)
+			var want []*Header
+			var blocks [][]byte
+			var offsets []int64
+			for i := range count {
+				h := testHeader(i + 1)
+				h.Version = version
+				h.Add(name1, value1)
+				h.Add(name2, value2)
+				b := block[:len(block)*(i+1)/count]
+				off := w.Offset()
+				err := w.WriteRecord(h, b)
+				if errors.Is(err, ErrField) || errors.Is(err, ErrVersion) {
+					if out.Len() != int(off) {
+						t.Fatalf("refused record left %d bytes", out.Len()-int(off))
+					}
+					if readsBack(version, name1, value1, name2, value2) {
+						t.Fatalf("refused a header that reads back: %v", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, blocks, offsets = append(want, h), append(blocks, b), append(offsets, off)
+			}
+			if !readsBack(version, name1, value1, name2, value2) {
+				t.Fatalf("wrote a header that does not read back: %q %q: %q, %q: %q", version, name1, value1, name2, value2)
+			}
+			r := NewReader(bytes.NewReader(out.Bytes()), "fuzz")
+			r.VerifyDigests = true
+			for i := 0; ; i++ {
+				rec, err := r.Next()
+				if err == io.EOF {
+					if i != count {
+						t.Fatalf("gzip %v: %d records read, %d written", gz, i, count)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("gzip %v: record %d: %v", gz, i, err)
+				}
+				if i >= count {
+					t.Fatalf("gzip %v: more records read than the %d written", gz, count)
+				}
+				if rec.Kind != KindWARC || rec.Offset != offsets[i] {
+					t.Fatalf("gzip %v: record %d is %s at %d, written at %d", gz, i, rec.Kind, rec.Offset, offsets[i])
+				}
+				if rec.Header.Version != want[i].Version || !equalFields(rec.Header.Fields, want[i].Fields) {
+					t.Fatalf("gzip %v: record %d header\n%q %q\nwritten\n%q %q", gz, i,
+						rec.Header.Version, rec.Header.Fields, want[i].Version, want[i].Fields)
+				}
+				got, err := io.ReadAll(r)
+				if err != nil || !bytes.Equal(got, blocks[i]) {
+					t.Fatalf("gzip %v: record %d block %q (%v), written %q", gz, i, got, err, blocks[i])
+				}
+				if _, err := r.Finish(); err != nil {
+					t.Fatalf("gzip %v: record %d: %v", gz, i, err)
+				}
+				end := int64(out.Len())
+				if i+1 < count {
+					end = offsets[i+1]
+				}
+				if !rec.TrailerOK || rec.Size != end-offsets[i] {
+					t.Fatalf("gzip %v: record %d: trailer %v, size %d, written %d", gz, i, rec.TrailerOK, rec.Size, end-offsets[i])
+				}
+			}
+		}
+	})
+}
+
+// readsBack reports whether a header with this version line and these two
+// extra fields can be read back as it is: the Reader knows the version, a
+// name is non-empty with no white space, colon or line break, and a value has
+// no line break and no white space at either end (the Reader trims it).
+func readsBack(version string, fields ...string) bool {
+	switch strings.ToUpper(version) {
+	case "WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1":
+	default:
+		return false
+	}
+	for i := 0; i < len(fields); i += 2 {
+		name, value := fields[i], fields[i+1]
+		if name == "" || strings.ContainsAny(name, " \t\r\n:") || strings.ContainsAny(value, "\r\n") ||
+			strings.TrimSpace(value) != value {
+			return false
+		}
+	}
+	return true
+}
+
+func equalFields(a, b []Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzHTTP feeds the HTTP parsers: the head parser, chunked decoding and content

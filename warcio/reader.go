@@ -544,9 +544,7 @@ func (r *Reader) readWARCHeader(rec *Record) (*Record, error) {
 	pe := func(err error) error {
 		return &ParseError{File: r.name, Offset: rec.Offset, Plain: rec.PlainOffset, RecordID: id, Err: err}
 	}
-	switch strings.ToUpper(rec.Header.Version) {
-	case "WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1":
-	default:
+	if !knownVersion(rec.Header.Version) {
 		return nil, pe(fmt.Errorf("%w: %q", ErrVersion, rec.Header.Version))
 	}
 	if !ok {
@@ -720,14 +718,6 @@ func (r *Reader) Finish() (*Raw, error) {
 	// with this record, so that copying it reproduces the input exactly.
 	var trailer [4]byte
 	nt := 0
-	defer func() {
-		rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
-		rec.complete = true
-		rec.Size = r.plainPos - rec.PlainOffset
-		if r.gzipped && r.memberDone && r.recAloneGzip {
-			rec.Size = r.fileOffset() - rec.Offset
-		}
-	}()
 	for {
 		b, err := r.src.Peek(1)
 		if err == io.EOF {
@@ -761,6 +751,12 @@ func (r *Reader) Finish() (*Raw, error) {
 	}
 	if f := r.failure(); f != nil {
 		return nil, f
+	}
+	rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
+	rec.complete = true
+	rec.Size = r.plainPos - rec.PlainOffset
+	if r.gzipped && r.memberDone && r.recAloneGzip {
+		rec.Size = r.fileOffset() - rec.Offset
 	}
 	r.finished = true
 	r.setRaw(rec)
@@ -833,6 +829,7 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 			if f := r.failure(); f != nil {
 				return nil, f
 			}
+			rec.Size = r.fileOffset() - rec.Offset
 			r.setRaw(rec)
 			r.err = io.EOF
 			return rec.Raw, nil
@@ -841,8 +838,10 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 		// rest of the file follows as a second damaged record.
 		var pe *ParseError
 		errors.As(err, &pe)
+		r.keepBuffered()
+		rec.Size = r.plainPos - rec.PlainOffset
 		r.setRaw(rec)
-		r.pending = r.damagedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
+		r.pending = r.storedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
 		r.cur, r.finished = rec, true
 		if f := r.failure(); f != nil {
 			rec.Raw.Release()
@@ -856,6 +855,10 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 	}
 	if f := r.failure(); f != nil {
 		return nil, f
+	}
+	rec.Size = r.plainPos - rec.PlainOffset
+	if r.gzipped && r.recAloneGzip {
+		rec.Size = r.fileOffset() - rec.Offset
 	}
 	r.setRaw(rec)
 	return rec.Raw, nil
@@ -879,25 +882,84 @@ func (r *Reader) drainFile(s *Spool) *Spool {
 }
 
 // damagedRest returns the rest of a compressed file that could not be decompressed
-// as one damaged record holding the stored bytes; the Reader then ends.
+// as damaged records; the Reader then ends. When nothing of the current member
+// has been returned, the member as stored through the end of the file is one
+// record. Otherwise the bytes decompressed from it that no record holds (a
+// header cut short, junk) come first as a record of their own, and the stored
+// bytes the decompressor did not reach follow (from the next Next).
 func (r *Reader) damagedRest(pe *ParseError) *Record {
-	off := r.fileOffset()
-	var s *Spool
 	if r.memberSpool != nil && r.memberRecs <= 1 {
-		off, s = r.memberStart, r.memberSpool
+		off := r.memberStart
+		pe.Offset, pe.Plain = off, r.memberPlain
+		rec := &Record{Kind: KindDamaged, Offset: off, PlainOffset: r.memberPlain, Err: pe}
+		if r.plain != nil {
+			r.plain.Free()
+			r.plain = nil
+		}
+		s := r.memberSpool
 		r.memberSpool = nil
+		r.fileSpool = r.drainFile(s)
+		rec.Size = r.fileOffset() - off
+		r.setRaw(rec)
+		r.cur, r.finished = rec, true
+		r.err = io.EOF
+		return rec
 	}
+	start := r.plainPos
+	if r.rec != nil && r.rec.PlainOffset < start {
+		start = r.rec.PlainOffset
+	}
+	if r.plain != nil {
+		start = r.plainPos - r.plain.Len()
+	}
+	r.keepBuffered()
+	if r.plainPos > start {
+		rec := &Record{Kind: KindDamaged, Offset: r.memberStart, PlainOffset: start, Err: pe,
+			Size: r.plainPos - start}
+		pe.Offset, pe.Plain = rec.Offset, start
+		if r.KeepRaw && r.plain == nil {
+			r.plain = r.spool()
+		}
+		r.setRaw(rec)
+		r.pending = r.storedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
+		r.cur, r.finished = rec, true
+		return rec
+	}
+	pe.Offset, pe.Plain = r.fileOffset(), r.plainPos
+	return r.storedRest(pe)
+}
+
+// storedRest returns the rest of the file from the first byte the decompressor
+// did not consume, as stored, as one damaged record; the Reader then ends.
+func (r *Reader) storedRest(pe *ParseError) *Record {
+	off := r.fileOffset()
 	rec := &Record{Kind: KindDamaged, Offset: off, PlainOffset: r.plainPos, Err: pe}
-	pe.Offset = off
 	if r.plain != nil {
 		r.plain.Free()
 		r.plain = nil
 	}
-	r.fileSpool = r.drainFile(s)
+	r.fileSpool = r.drainFile(nil)
+	rec.Size = r.fileOffset() - off
 	r.setRaw(rec)
 	r.cur, r.finished = rec, true
 	r.err = io.EOF
 	return rec
+}
+
+// keepBuffered consumes the decompressed bytes waiting in the source buffer after
+// the decompressor failed, keeping them in r.plain: they are part of the file's
+// content that no record holds.
+func (r *Reader) keepBuffered() {
+	n := r.src.Buffered()
+	if n == 0 {
+		return
+	}
+	b, _ := r.src.Peek(n)
+	if r.plain != nil {
+		r.keep(r.plain, b)
+	}
+	r.src.Discard(n)
+	r.plainPos += int64(n)
 }
 
 // resync skips bytes that are not a record, up to the next line that starts with
@@ -906,6 +968,13 @@ func (r *Reader) resync(pe *ParseError) *Record {
 	rec := &Record{Kind: KindDamaged, Offset: pe.Offset, PlainOffset: pe.Plain, Err: pe}
 	if r.materialize() != nil {
 		return nil // the caller reports the failure
+	}
+	if r.plain != nil {
+		// Newlines read before the bad bytes are kept with them.
+		rec.PlainOffset = r.plainPos - r.plain.Len()
+		if !r.gzipped {
+			rec.Offset = rec.PlainOffset
+		}
 	}
 	if r.KeepRaw && r.plain == nil {
 		r.plain = r.spool()
@@ -934,16 +1003,44 @@ func (r *Reader) resync(pe *ParseError) *Record {
 			return r.resyncFailed(rec, err)
 		}
 	}
+	rec.Size = r.plainPos - rec.PlainOffset
+	if r.fileIsMember {
+		rec.Size = r.fileOffset() - rec.Offset
+	}
 	r.setRaw(rec)
 	r.cur, r.finished = rec, true
 	return rec
 }
 
 func (r *Reader) resyncFailed(rec *Record, err error) *Record {
+	pe, ok := r.gzErr(err).(*ParseError)
+	if !ok || r.failed != nil {
+		return nil // the caller reports the failure
+	}
+	if r.memberSpool != nil && r.memberRecs <= 1 {
+		// The damaged bytes began this member, which turns out not to
+		// decompress: the member as stored, through the end of the file, is
+		// the one damaged record. Returning what was decompressed of it as
+		// well would give those bytes twice.
+		return r.damagedRest(pe)
+	}
+	// What was decompressed is this record's; the stored rest follows.
+	r.keepBuffered()
+	rec.Size = r.plainPos - rec.PlainOffset
 	r.setRaw(rec)
-	r.pending = r.damagedRest(r.gzErr(err).(*ParseError))
+	r.pending = r.storedRest(&ParseError{File: pe.File, Offset: r.fileOffset(), Plain: r.plainPos, Err: pe.Err})
 	r.cur, r.finished = rec, true
 	return rec
+}
+
+// knownVersion reports whether v is a WARC version line this package reads,
+// without regard to case (see isWARCMagic).
+func knownVersion(v string) bool {
+	switch strings.ToUpper(v) {
+	case "WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1":
+		return true
+	}
+	return false
 }
 
 // isBlank reports whether a header line is empty: only CR and LF bytes. Some

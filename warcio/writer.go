@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -99,8 +100,14 @@ func (w *Writer) member(fill func(io.Writer) error) error {
 
 // WriteRecord writes a new record with header h and the given block. It sets
 // Content-Length and WARC-Block-Digest (sha1, base32) from the block; h must carry
-// WARC-Record-ID, WARC-Date and WARC-Type already.
+// WARC-Record-ID, WARC-Date and WARC-Type already. A header that would not read
+// back as it is gives an error wrapping ErrVersion or ErrField, and nothing is
+// written: a line break in a value would end the header early, and the Reader
+// trims the white space around a value.
 func (w *Writer) WriteRecord(h *Header, block []byte) error {
+	if err := checkHeader(h); err != nil {
+		return err
+	}
 	h.Set("WARC-Block-Digest", SHA1Digest(block))
 	h.Set("Content-Length", strconv.Itoa(len(block)))
 	w.buf = h.appendTo(w.buf[:0])
@@ -114,6 +121,25 @@ func (w *Writer) WriteRecord(h *Header, block []byte) error {
 		_, err := dst.Write([]byte("\r\n\r\n"))
 		return err
 	})
+}
+
+// checkHeader returns an error for a header the Reader would not give back as
+// it is: an unknown version, or a field whose name is empty or holds white
+// space, a colon or a line break, or whose value holds a line break or starts
+// or ends with white space.
+func checkHeader(h *Header) error {
+	if !knownVersion(h.Version) {
+		return fmt.Errorf("warcio: %w: %q", ErrVersion, h.Version)
+	}
+	for _, f := range h.Fields {
+		if f.Name == "" || strings.ContainsAny(f.Name, " \t\r\n:") {
+			return fmt.Errorf("warcio: %w: name %q", ErrField, f.Name)
+		}
+		if strings.ContainsAny(f.Value, "\r\n") || strings.TrimSpace(f.Value) != f.Value {
+			return fmt.Errorf("warcio: %w: %s value %q", ErrField, f.Name, f.Value)
+		}
+	}
+	return nil
 }
 
 // SHA1Digest returns "sha1:" and the base32 SHA-1 of b, the form WARC writers use.
