@@ -14,7 +14,7 @@ import (
 type Method uint8
 
 const (
-	// MethodSpotSigs routes as the brief says: SpotSigs for long pages,
+	// MethodSpotSigs routes pages by length and relation: SpotSigs for long pages,
 	// AF-SpotSigs for short ones, same-site and cross-site thresholds.
 	MethodSpotSigs Method = iota
 	// MethodHenzinger is Henzinger's combined B+C (see henzinger.go).
@@ -99,7 +99,7 @@ func (d *Deduper) newAnalyzer() *analyzer {
 	if cfg.MainText {
 		// Signatures of the running text alone are frame-free, so fewer of them
 		// are evidence: a short story's 3 or 4 signatures in a re-capture are
-		// all equal (measured on the issue-4 benchmark: MinSpots 3 instead of 5
+		// all equal (measured on the dedupbench benchmark: MinSpots 3 instead of 5
 		// found 8% more re-capture pairs and lowered precision by 0.2%).
 		cfg.MinSpots = mainTextMinSpots
 	}
@@ -199,7 +199,7 @@ func (a *analyzer) analyze(it *item) {
 	}
 }
 
-// Containment (issue 6): a page whose text holds most of a kept page's, or is
+// Containment: a page whose text holds most of a kept page's, or is
 // mostly held in one, without reaching the Jaccard threshold, is not a near
 // duplicate (each side has text the other lacks, so a revisit would lose
 // some) but is what a curator wants to know of: a long article that quotes a
@@ -375,7 +375,7 @@ func candidateTau(tau float64, frame bool) float64 {
 // pages are, by construction, not duplicates of one another, so a signature
 // that two of them share is frame or boilerplate ("this page is best viewed
 // in an up-to-date web browser", measured on bbc.co.uk), not a story; the
-// share only matters on sites with many pages. Measured on the issue-4
+// share only matters on sites with many pages. Measured on the dedupbench
 // benchmark: a floor of 2 pages instead of waiting for 8 raised F1 from 0.87 to
 // 0.91 and cut same-frame false positives from 38 to 10; a floor of 3 gave 0.90
 // and 20.
@@ -488,7 +488,7 @@ func (d *Deduper) nearMatch(it *item) (match, bool) {
 		// compared with earlier captures of its URL and with pages of other
 		// sites, not with other pages of its own site, whose short "main
 		// text" is too often the site's own boilerplate. Measured on the
-		// issue-4 benchmark at 0.7: across URLs within sites, 10 false pairs
+		// dedupbench benchmark at 0.7: across URLs within sites, 10 false pairs
 		// for 3 true ones; with the URL, no false pair and re-capture recall
 		// from 0.943 to 0.975; across sites, 3 more true pairs and no false
 		// one (none either in the corpus's 3.6 million cross-site pairs).

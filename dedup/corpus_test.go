@@ -256,7 +256,7 @@ func TestSameFrameDifferentStory(t *testing.T) {
 	if pairs == 0 {
 		t.Fatal("no site of the manifests has 5 pages: nothing was compared")
 	}
-	// Issue 6: different articles of one site are not reported. Measured
+	// Different articles of one site are not reported. Measured
 	// 2026-11-23: none of the 8,550 pairs (5 before sidebars named so were
 	// left out of the main text).
 	if fps > 0 {

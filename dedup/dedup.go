@@ -57,7 +57,8 @@ type Options struct {
 	// NoVerify skips checking blocks against their WARC-Block-Digest.
 	NoVerify bool
 	// Report, if set, receives one JSON line per duplicate found and, at Close,
-	// one per cluster (see Duplicate and Cluster).
+	// one per cluster (see Duplicate and Cluster). A Run's lines are written
+	// when the next Run starts or at Close, so that a withdrawn Run has none.
 	Report io.Writer
 	// Near says what happens to near duplicates of HTML pages.
 	Near NearMode
@@ -521,6 +522,10 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		return d.pass(w, rec, raw)
 	case rec.ID() == "" || rec.Header.Get("WARC-Target-URI") == "" || rec.Header.Get("WARC-Date") == "":
 		return d.pass(w, rec, raw)
+	case !rewritable(&rec.Header):
+		// A revisit or an annotation carries this header's fields: one that
+		// cannot be written so as to read back the same stays as it is.
+		return d.pass(w, rec, raw)
 	}
 	// A digest the crawler recorded is used verbatim: replay tools match digests as
 	// exact strings, and wget digests the raw chunked bytes.
@@ -668,6 +673,21 @@ func (d *Deduper) resolve(m *match) error {
 func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {
 	d.Stats.add(&d.Stats.Out, kindName(rec))
 	return w.CopyRaw(raw)
+}
+
+// rewritable says whether a header's fields can be written in a new record
+// and read back as they are: a name with white space, a colon or a line
+// break, or a value with a line break (a bare CR inside a line, which the
+// Reader keeps) or with white space around it (which the Reader trims),
+// would come back different or end the header early.
+func rewritable(h *warcio.Header) bool {
+	for _, f := range h.Fields {
+		if f.Name == "" || strings.ContainsAny(f.Name, " \t\r\n:") ||
+			strings.ContainsAny(f.Value, "\r\n") || strings.TrimSpace(f.Value) != f.Value {
+			return false
+		}
+	}
+	return true
 }
 
 func isHTTP(rec *warcio.Record) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,5 +99,34 @@ func TestSHA1Collision(t *testing.T) {
 	if len(got) != 2 || got[1].Type() != "revisit" || got[1].Header.Get("WARC-Payload-Digest") != recorded[0].Value ||
 		got[1].Header.Get("WARC-Refers-To") != "<urn:uuid:pdf-1>" {
 		t.Errorf("a true copy is not a revisit of the first: %+v", d.Stats)
+	}
+}
+
+// TestUnwritableHeader: a response whose header holds a field that cannot be
+// written back as it is (a bare CR inside a value, which the reader keeps:
+// found by FuzzRun) is neither replaced nor kept as the copy later
+// duplicates refer to, since its revisit, or theirs, would carry the field.
+// Both orders give the input back unchanged.
+func TestUnwritableHeader(t *testing.T) {
+	body := strings.Repeat("<p>the same payload</p>\n", 60)
+	record := func(id, uri string) string {
+		block := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body
+		return "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: " + id + "\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n" +
+			"WARC-Target-URI: " + uri + "\r\nContent-Type: application/http; msgtype=response\r\n" +
+			"Content-Length: " + strconv.Itoa(len(block)) + "\r\n\r\n" + block + "\r\n\r\n"
+	}
+	good, bad := record("<urn:uuid:good>", "http://a.example/"), record("<urn:uuid:bad>", "http://b.example/\r0")
+	for _, tc := range []struct{ name, in string }{
+		{"the duplicate's header", good + bad},
+		{"the first copy's header", bad + good},
+	} {
+		d := New(DefaultOptions())
+		var out bytes.Buffer
+		if err := d.Run(strings.NewReader(tc.in), "in", &out, false); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if out.String() != tc.in || d.Stats.Revisits != 0 {
+			t.Errorf("%s: output changed (%d revisits)", tc.name, d.Stats.Revisits)
+		}
 	}
 }
