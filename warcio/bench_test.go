@@ -128,7 +128,7 @@ func BenchmarkHTTPPayload(b *testing.B) {
 // Bytes are block bytes.
 func BenchmarkWriteRecord(b *testing.B) {
 	block := bytes.Repeat([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"), 48)
-	var h Header
+	h := Header{Version: "WARC/1.1"}
 	h.Set("WARC-Type", "revisit")
 	h.Set("WARC-Target-URI", "http://example.com/a/page.html")
 	h.Set("WARC-Date", "2026-11-23T00:00:00Z")

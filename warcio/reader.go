@@ -336,6 +336,9 @@ func (r *Reader) Next() (*Record, error) {
 		rec = r.resync(pe)
 	}
 	if f := r.failure(); f != nil {
+		if rec != nil {
+			rec.Raw.Release()
+		}
 		return nil, f
 	}
 	return rec, nil

@@ -124,18 +124,19 @@ func (w *Writer) WriteRecord(h *Header, block []byte) error {
 }
 
 // checkHeader returns an error for a header the Reader would not give back as
-// it is: an unknown version, or a field whose name is empty or holds white
-// space, a colon or a line break, or whose value holds a line break or starts
-// or ends with white space.
+// it is: an unknown version, or a field whose name is empty or holds a space,
+// tab, colon or line feed, or whose value holds a line feed or starts or ends
+// with white space. It asks no more than that: a revisit copies the fields of
+// the record it replaces, and every field the Reader parsed passes.
 func checkHeader(h *Header) error {
 	if !knownVersion(h.Version) {
 		return fmt.Errorf("warcio: %w: %q", ErrVersion, h.Version)
 	}
 	for _, f := range h.Fields {
-		if f.Name == "" || strings.ContainsAny(f.Name, " \t\r\n:") {
+		if f.Name == "" || strings.ContainsAny(f.Name, " \t\n:") {
 			return fmt.Errorf("warcio: %w: name %q", ErrField, f.Name)
 		}
-		if strings.ContainsAny(f.Value, "\r\n") || strings.TrimSpace(f.Value) != f.Value {
+		if strings.IndexByte(f.Value, '\n') >= 0 || strings.TrimSpace(f.Value) != f.Value {
 			return fmt.Errorf("warcio: %w: %s value %q", ErrField, f.Name, f.Value)
 		}
 	}
