@@ -1,8 +1,8 @@
 package warcio
 
-// Tests over the real WARC and ARC files of the shared folder: a layer on top of
-// the package's own tests, each skipped (by internal/testshared) when the folder
-// is absent.
+// Tests that use the shared folder (its real WARC and ARC files, and its
+// independent checker): a layer on top of the package's own tests, each
+// skipped (by internal/testshared) when the folder is absent.
 
 import (
 	"encoding/json"
@@ -277,6 +277,38 @@ func TestContentEncodings(t *testing.T) {
 	for _, enc := range []string{"brotli", "gzip"} {
 		if texts[enc] != texts["none"] {
 			t.Errorf("%s decodes to %d bytes, identity has %d", enc, len(texts[enc]), len(texts["none"]))
+		}
+	}
+}
+
+// The independent checker finds the records of testdata's well-formed WARC files
+// where the Reader does: the recipes make what they say they make.
+func TestTestdataChecker(t *testing.T) {
+	for _, name := range []string{"spanning-members.warc.gz", "crlf-member.warc.gz", "empty-member.warc.gz", "whole-file.warc.gz"} {
+		path, err := filepath.Abs(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := checkerOffsets(t, path)
+		if want == nil {
+			t.Fatalf("%s: the independent checker cannot read it", name)
+		}
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := readAll(t, path, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = withoutPadding(recs)
+		if len(recs) != len(want) {
+			t.Fatalf("%s: %d records, the checker finds %d", name, len(recs), len(want))
+		}
+		for i, rec := range recs {
+			if rec.PlainOffset != want[i] {
+				t.Errorf("%s: record %d at decompressed offset %d, the checker says %d", name, i, rec.PlainOffset, want[i])
+			}
 		}
 	}
 }
