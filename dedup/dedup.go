@@ -44,6 +44,10 @@ type Options struct {
 	TempDir     string
 	// Warn, if set, is told about damaged input that a lenient run carried over.
 	Warn func(err error)
+	// Empty, if set, is told about an input without a single record (an empty
+	// file, or blank lines only). That is not damage: nothing is lost, and the
+	// output is a copy of the input.
+	Empty func(file string)
 	// Nonconforming, if set, is told about records that are readable but depart
 	// from the standard (see warcio.Validate); they are copied as they are.
 	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem)
@@ -347,8 +351,8 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 	}
 	if records == 0 {
 		d.Stats.EmptyFiles++
-		if d.opts.Warn != nil {
-			d.opts.Warn(fmt.Errorf("%s: no WARC or ARC records in the file", name))
+		if d.opts.Empty != nil {
+			d.opts.Empty(name)
 		}
 	}
 	return nil

@@ -108,19 +108,15 @@ class Campaign:
     # --- the parts of the campaign ---------------------------------------------
 
     def inputs(self):
-        inv = json.load(open(os.path.join(self.shared, 'warcs', 'inventory.json')))
+        """Every file of the collection, whatever its name: .open files that a
+        crawler was still writing, .bad and lz4 files included (a strict run
+        fails them, a lenient one carries them over)."""
         files = []
-        for e in inv:
-            loc = e.get('local')
-            if not loc:
-                continue
-            p = os.path.join(self.shared, 'warcs', loc)
-            name = os.path.basename(p)
-            if not any(name.endswith(x) for x in ('.warc', '.warc.gz', '.arc', '.arc.gz')):
-                self.fig['skipped'].append(loc)
-                continue
-            files.append(p)
-        return sorted(set(files))
+        for dp, _, fs in os.walk(os.path.join(self.shared, 'warcs')):
+            for f in fs:
+                if not f.endswith(('.json', '.md')):
+                    files.append(os.path.join(dp, f))
+        return sorted(files)
 
     def each_file(self, files):
         for mode in ('strict', 'lenient'):

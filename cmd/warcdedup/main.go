@@ -29,7 +29,7 @@ const (
 	exitOK       = 0 // every input read cleanly and written
 	exitFailure  = 1 // some input could not be read or its output written (that output is not written), or another run holds an output's lock
 	exitUsage    = 2 // the command line was wrong, or names files the run may not write; nothing was written
-	exitDamaged  = 3 // finished, but some input was damaged and carried over as it was (--lenient), or held no records
+	exitDamaged  = 3 // finished, but some input was damaged and carried over as it was (--lenient)
 	exitInternal = 4 // a bug in warcdedup (a panic), named with the file and record it happened on
 )
 
@@ -76,9 +76,8 @@ SIGHUP the unfinished output's temporary file is removed.
 
 Exit status: 0 all clean; 1 some file failed (its output is not written), or another
 run is writing an output; 2 usage error, or an output that is an input, exists
-(without --force) or is a block device or socket (nothing was written); 3 finished, but damaged
-input was carried over unchanged (--lenient) or an input held no records;
-4 internal error (a bug: please report it with the file and record it names);
+(without --force) or is a block device or socket (nothing was written); 3 finished,
+but damaged input was carried over unchanged (--lenient); 4 internal error (a bug: please report it with the file and record it names);
 128+N killed by signal N. Of several, 4 comes before 1 and 1 before 3.
 
 Flags:
@@ -209,6 +208,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.opts.Warn = func(err error) {
 		damaged = append(damaged, err.Error())
 		log.Warn("damaged input carried over unchanged", "err", err)
+	}
+	cfg.opts.Empty = func(file string) {
+		log.Warn("input holds no WARC or ARC records; its output is a copy of it", "file", file)
 	}
 	nonconf := 0
 	cfg.opts.Nonconforming = func(file string, rec *warcio.Record, ps []warcio.Problem) {

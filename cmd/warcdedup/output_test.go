@@ -556,3 +556,28 @@ func TestReportIsAnOutput(t *testing.T) {
 		t.Errorf("left %v", ns)
 	}
 }
+
+// TestEmptyInput: an input without records (an empty file, or blank lines
+// only) is not damage: the run succeeds without --lenient, warns, and the
+// output is a copy of the input.
+func TestEmptyInput(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"empty", ""},
+		{"blank line", "\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "in.warc"), filepath.Join(dir, "out.warc")
+			if err := os.WriteFile(in, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, msg := runCLI(t, in, out)
+			if code != exitOK || !strings.Contains(msg, "holds no WARC or ARC records") || strings.Contains(msg, "damaged") {
+				t.Fatalf("exit %d, %q", code, msg)
+			}
+			if got := string(mustRead(t, out)); got != tc.body {
+				t.Fatalf("output %q, want %q", got, tc.body)
+			}
+		})
+	}
+}
