@@ -325,6 +325,9 @@ class Campaign:
         print(json.dumps(self.fig, indent=1))
         for p in self.problems:
             print('problem:', p)
+        # The closing line test runners print: runs whose checks all held,
+        # and problems found.
+        print('campaign: %d passed, %d failed' % (self.fig['runs'] - len(self.problems), len(self.problems)))
         shutil.rmtree(self.work, ignore_errors=True)
         return 1 if self.problems else 0
 
