@@ -27,8 +27,10 @@ type corpusPage struct {
 	Gold    string `json:"gold"`
 	Lang    string `json:"lang"`
 	DupOf   any    `json:"dup_of"`
-	body    []byte
-	gold    string
+	// PageType is wcxb's label of the page (article, forum, product, ...).
+	PageType string `json:"page_type"`
+	body     []byte
+	gold     string
 }
 
 var (
