@@ -2,6 +2,9 @@ package features
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
+	"unicode/utf8"
 )
 
 // Main-text selection. SpotSigs keeps the natural-language part of a page by
@@ -337,6 +340,7 @@ func (e *Extractor) mainText() bool {
 		cls = append(cls, 0)
 	}
 	e.cls, e.bstat = cls, st
+	e.pageStops(bs, st)
 	// Containers named as furniture are left out first. When that leaves no
 	// good block, the page is judged again without that rule, as Readability
 	// retries without stripping unlikely candidates: an unclosed <div
@@ -379,6 +383,115 @@ func (e *Extractor) mainText() bool {
 	}
 	e.words = out
 	return true
+}
+
+// Own function words. The stopword lists are English and Chinese (with
+// Japanese particles), so prose in any other language has a stopword density
+// near zero and reads as a menu: on id.react.dev, the Indonesian React
+// documentation, no block was good and the page fell back to all its text.
+// Function words are the most frequent words of any language's running text
+// (Zipf), so when the long blocks of a page have (almost) no known stopwords,
+// the most frequent short words of those blocks stand in for the list, for
+// this page and for the block classes only: spot signatures keep the
+// configured stopwords. Whether the page has known stopwords is judged on all
+// its text blocks, not the long ones only: a story of short paragraphs beside
+// long blocks of script text has them (measured on a wdtn.com AP story). On
+// the corpus's pages in French, Spanish, Portuguese and Indonesian the mean
+// word F1 rose on mozilla-readability from 0.870 to 0.877, on scrapinghub-aeb
+// from 0.894 to 0.899 and on wcxb from 0.698 to 0.700 (id.react.dev from 0.02
+// to 0.92); a page's list is poorer than a real one, so short paragraphs of a
+// Russian or German story can still fall under jusText's densities.
+const (
+	ownStopsMinWords = 50 // words in long blocks before the page is judged
+	ownStopsMaxShare = 20 // known stopwords under 1 in this many words of text blocks
+	ownStopsMaxLen   = 6  // characters of a short word
+	ownStopsMinCount = 2  // occurrences of a function word
+	ownStopsWords    = 32 // how many words the page's list holds
+)
+
+// pageStops recounts st[i].stops with the page's own function words when its
+// text blocks (lengthLow bytes or more, few links, not CJK) show no known
+// stopwords and its long ones (lengthHigh) hold ownStopsMinWords words.
+func (e *Extractor) pageStops(bs []block, st []blockStat) {
+	words, stops, longWords := 0, 0, 0
+	text := func(i int, least int32) bool {
+		b := &bs[i]
+		n := b.end - b.start
+		return n >= least && !b.chrome && !b.title && float64(b.link) <= maxLinkDensity*float64(n) &&
+			2*st[i].cjk <= st[i].words
+	}
+	long := func(i int) bool { return text(i, lengthHigh) }
+	for i := range bs {
+		if text(i, lengthLow) {
+			words += st[i].words
+			stops += st[i].stops
+			if long(i) {
+				longWords += st[i].words
+			}
+		}
+	}
+	if longWords < ownStopsMinWords || ownStopsMaxShare*stops >= words {
+		return
+	}
+	if e.fw == nil {
+		e.fw = make(map[uint64]int32)
+	}
+	clear(e.fw)
+	ws := e.words
+	wi := 0
+	for i := range bs {
+		b := &bs[i]
+		if !long(i) {
+			continue
+		}
+		for wi < len(ws) && int32(ws[wi].start) < b.start {
+			wi++
+		}
+		for ; wi < len(ws) && int32(ws[wi].start) < b.end; wi++ {
+			w := &ws[wi]
+			if w.flags&flagMark == 0 && (e.text[w.start] < '0' || e.text[w.start] > '9') &&
+				utf8.RuneCount(e.text[w.start:w.end]) <= ownStopsMaxLen {
+				e.fw[w.hash]++
+			}
+		}
+	}
+	top := e.fwTop[:0]
+	for h, n := range e.fw {
+		if n >= ownStopsMinCount {
+			top = append(top, fwCount{h, n})
+		}
+	}
+	slices.SortFunc(top, func(a, b fwCount) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.h, b.h)) })
+	top = top[:min(len(top), ownStopsWords)]
+	e.fwTop = top
+	if len(top) == 0 {
+		return
+	}
+	clear(e.fw)
+	for _, t := range top {
+		e.fw[t.h] = 1
+	}
+	wi = 0
+	for i := range bs {
+		b := &bs[i]
+		for wi < len(ws) && int32(ws[wi].start) < b.start {
+			wi++
+		}
+		n := 0
+		for ; wi < len(ws) && int32(ws[wi].start) < b.end; wi++ {
+			w := &ws[wi]
+			if w.flags&flagMark == 0 && (w.flags&flagStop != 0 || e.fw[w.hash] != 0) {
+				n++
+			}
+		}
+		st[i].stops = n
+	}
+}
+
+// fwCount is a word's hash and its count on the page (pageStops).
+type fwCount struct {
+	h uint64
+	n int32
 }
 
 // contentFallback is the last resort for a page where no block reads as

@@ -294,3 +294,41 @@ func TestMainTextUnlikely(t *testing.T) {
 		}
 	}
 }
+
+// TestMainTextOwnStopwords: prose in a language with no stopword list (here
+// Indonesian, as on id.react.dev) is found by the page's own most frequent
+// short words; without them its stopword density is zero and the page has no
+// main text. An English page is judged by the English list alone.
+func TestMainTextOwnStopwords(t *testing.T) {
+	menu := `<ul><li><a href="/">Beranda</a></li><li><a href="/belajar">Belajar</a></li><li><a href="/referensi">Referensi</a></li></ul>`
+	id := `<p>Komponen adalah salah satu konsep inti dari React. Komponen adalah fondasi yang digunakan untuk membangun antarmuka pengguna, dan itu yang membuat komponen menjadi tempat yang sempurna untuk memulai perjalanan anda dengan React.</p>` +
+		`<p>Di web, HTML memungkinkan kita untuk membuat dokumen terstruktur yang kaya dengan kumpulan tag bawaan seperti judul dan daftar. React memungkinkan anda untuk menggabungkan markup, CSS, dan JavaScript menjadi komponen khusus yang dapat digunakan kembali untuk aplikasi anda.</p>`
+	tests := []struct {
+		name, page string
+		want, not  []string // words of the main text, and words not in it
+	}{
+		{"Indonesian prose between menus", `<body><nav>` + menu + `</nav>` + id + `<div>` + menu + `</div></body>`,
+			[]string{"komponen", "fondasi", "markup"}, []string{"beranda", "referensi"}},
+		{"English prose", `<body>` + menu + storyPara + `</body>`, []string{"bridge", "ferry"}, []string{"beranda"}},
+	}
+	e := dedupMainTextExtractor(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
+			if !d.MainText {
+				t.Fatalf("no main text found")
+			}
+			got := " " + mainTextString(e, d) + " "
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("main text %q lacks %q", got, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(got, w) {
+					t.Errorf("main text %q has %q", got, w)
+				}
+			}
+		})
+	}
+}

@@ -50,6 +50,8 @@ type Extractor struct {
 	// unlikelyText: the main text was found by the retry, in containers
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
+	fw           map[uint64]int32 // word counts, then the page's function words (pageStops)
+	fwTop        []fwCount
 	qbuf         []byte
 	qoff         []int32
 	mins         [84]uint64
