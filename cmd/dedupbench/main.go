@@ -5,7 +5,8 @@
 //	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N] [-scale N]
 //	dedupbench score -labels FILE [-json] [-examples N] OUT.warc.gz...
 //	dedupbench run -bench DIR [-warcdedup BIN] [-out DIR] [-- warcdedup flags...]
-//	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST]
+//	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]]
+//	dedupbench wcxb  [-corpus DIR] [-out DIR]
 //
 // See internal/bench/README.md.
 package main
@@ -28,7 +29,9 @@ Usage:
   dedupbench score -labels FILE [flags] OUT... score warcdedup's output WARCs against the labels
   dedupbench run -bench DIR [flags] [-- warcdedup flags]
                                               run warcdedup on the benchmark and score its output
-  dedupbench compare -bench DIR [flags]       compare the papers' methods across thresholds (Markdown, SVG)
+  dedupbench compare -bench DIR [flags]       compare the papers' methods across thresholds (Markdown, SVG);
+                                              -anchor adds datatrove/FineWeb's MinHash pipeline
+  dedupbench wcxb [-corpus DIR] [-out DIR]    write the corpus's wcxb pages as a labelled WARC (for compare -wcxb)
 
 Run "dedupbench gen -h" or "dedupbench score -h" for the flags.
 `
@@ -51,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return compare(args[1:], stdout, stderr)
 	case "run":
 		return runBench(args[1:], stdout, stderr)
+	case "wcxb":
+		return genWCXB(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -99,6 +104,28 @@ func gen(args []string, stdout, stderr io.Writer) int {
 	sum, err := bench.Generate(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "dedupbench gen: %v\n", err)
+		return 1
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	fmt.Fprintf(stdout, "%s\n", b)
+	return 0
+}
+
+func genWCXB(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("dedupbench wcxb", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	corpus := fl.String("corpus", defaultCorpus(), "the shared corpus folder (its wcxb folder is read)")
+	out := fl.String("out", "wcxb-out", "output folder for wcxb-00.warc.gz, labels.jsonl and summary.json")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() != 0 {
+		fmt.Fprintf(stderr, "dedupbench wcxb: unexpected arguments %q\n", fl.Args())
+		return 2
+	}
+	sum, err := bench.GenerateWCXB(*corpus, *out)
+	if err != nil {
+		fmt.Fprintf(stderr, "dedupbench wcxb: %v\n", err)
 		return 1
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")

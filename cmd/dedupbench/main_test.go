@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"warcdedup/internal/bench"
 	"warcdedup/internal/testshared"
 )
 
@@ -24,6 +25,10 @@ func TestUsage(t *testing.T) {
 		{[]string{"score", "-labels", "/nonexistent/labels.jsonl", "a.warc.gz"}, 1},
 		{[]string{"gen", "extra"}, 2},
 		{[]string{"compare"}, 2},
+		{[]string{"compare", "-bench", "x", "-wcxb-routed", "y"}, 2},
+		{[]string{"compare", "-bench", "/nonexistent"}, 1},
+		{[]string{"wcxb", "extra"}, 2},
+		{[]string{"wcxb", "-corpus", "/nonexistent", "-out", "/nonexistent/out"}, 1},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -123,5 +128,87 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "reported duplicates 0") {
 		t.Errorf("run output:\n%s", out.String())
+	}
+}
+
+// TestCompareAnchor runs compare with the anchor on a small benchmark, which
+// also stands in as the second (-wcxb) set: the anchor's rows, its CPU
+// stages and the second set's columns are in the output, and no method that
+// was not asked for.
+func TestCompareAnchor(t *testing.T) {
+	corpus := filepath.Dir(testshared.Path(t, "corpus/_pairs"))
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"gen", "-corpus", corpus, "-out", dir, "-max-pages", "40", "-files", "1"}, &out, &errb); code != 0 {
+		t.Fatalf("gen: %d %s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	md := filepath.Join(t.TempDir(), "q.md")
+	args := []string{"compare", "-bench", dir, "-wcxb", dir, "-md", md, "-methods", "SpotSigs, FineWeb MinHash 28x4 (anchor)"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("compare: %d %s", code, errb.String())
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{
+		"| **FineWeb MinHash 28x4 (anchor)** | 0.500 |",
+		"| **FineWeb MinHash 28x4 (anchor), closed** | 0.500 |",
+		"| SpotSigs |",
+		"| anchor: main text by trafilatura |",
+		"| wcxb: anchor: normalized words, 5-shingles |",
+		"| pair search: FineWeb MinHash 28x4 (anchor) |",
+		"wcxb pairs reported | wcxb true | wcxb false |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, not := range []string{"14x8", "AF-SpotSigs", "(main text)"} {
+		if strings.Contains(s, not) {
+			t.Errorf("output has %q, not asked for", not)
+		}
+	}
+}
+
+// TestWCXB writes the corpus's wcxb pages as a labelled WARC: every page once,
+// one pair of near-identical gold texts in one cluster.
+func TestWCXB(t *testing.T) {
+	corpus := filepath.Dir(testshared.Measure(t, "corpus/wcxb"))
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"wcxb", "-corpus", corpus, "-out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("wcxb: %d %s", code, errb.String())
+	}
+	var sum bench.WCXBSummary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Records != 1138 || sum.Clusters != 1137 || sum.TruePairs != 1 || sum.GoldSimilar != 1 || sum.ByType["product"] != 106 {
+		t.Errorf("summary %+v", sum)
+	}
+	ls, err := bench.ReadLabels(filepath.Join(dir, "labels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters := map[string][]string{}
+	for _, l := range ls {
+		clusters[l.Cluster] = append(clusters[l.Cluster], l.URI)
+		if l.PageType == "" || l.URI == "" || l.Site == "" || l.File != sum.Files[0] {
+			t.Errorf("label %+v", l)
+		}
+	}
+	for _, uris := range clusters {
+		if len(uris) > 1 && (len(uris) != 2 || !strings.Contains(uris[0], "irobot.com") || !strings.Contains(uris[1], "irobot.com")) {
+			t.Errorf("cluster %q", uris)
+		}
+	}
+	// Every page is read back from the WARC.
+	docs, err := bench.LoadDocs(dir, ls, bench.MainTextConfig())
+	if err != nil || len(docs) != len(ls) {
+		t.Fatalf("%d docs: %v", len(docs), err)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"warcdedup/features"
 	"warcdedup/matcher"
@@ -18,10 +20,35 @@ import (
 // LoadDocs extracts the features of every labeled response in the benchmark
 // folder dir, in label order.
 func LoadDocs(dir string, ls []Label, cfg features.Config) ([]features.Doc, error) {
+	docs, _, err := LoadDocsTimed(dir, ls, cfg)
+	return docs, err
+}
+
+// LoadDocsTimed is LoadDocs that also returns the CPU time spent in the
+// extractor (reading and decompressing the WARCs excluded).
+func LoadDocsTimed(dir string, ls []Label, cfg features.Config) ([]features.Doc, time.Duration, error) {
 	ex, err := features.NewExtractor(cfg)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	docs := make([]features.Doc, len(ls))
+	var cpu time.Duration
+	err = eachResponse(dir, ls, func(i int, body []byte, ctype string) {
+		t := CPUTime()
+		docs[i] = ex.Extract(body, ctype, ls[i].URI)
+		cpu += CPUTime() - t
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return docs, cpu, nil
+}
+
+// eachResponse calls f with the decoded body (its content and transfer
+// encodings undone, at most features.DefaultMaxDocBytes) and HTTP
+// Content-Type of every labeled response in the benchmark folder dir; i is
+// the record's index in ls.
+func eachResponse(dir string, ls []Label, f func(i int, body []byte, ctype string)) error {
 	idx := map[string]int{}
 	var files []string
 	for i, l := range ls {
@@ -30,42 +57,48 @@ func LoadDocs(dir string, ls []Label, cfg features.Config) ([]features.Doc, erro
 			files = append(files, l.File)
 		}
 	}
-	docs := make([]features.Doc, len(ls))
 	seen := 0
 	for _, name := range files {
-		f, err := os.Open(filepath.Join(dir, name))
+		n, err := eachResponseIn(filepath.Join(dir, name), idx, f)
+		seen += n
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r := warcio.NewReader(bufio.NewReaderSize(f, 1<<20), name)
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			i, ok := idx[rec.ID()]
-			if !ok || rec.Type() != "response" {
-				continue
-			}
-			p, err := warcio.ReadPayload(r, func(*warcio.HTTPResponse) int { return features.DefaultMaxDocBytes })
-			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s %s: %w", name, rec.ID(), err)
-			}
-			body, _ := p.Decode(features.DefaultMaxDocBytes)
-			docs[i] = ex.Extract(body, p.HTTP.Get("Content-Type"), ls[i].URI)
-			seen++
-		}
-		f.Close()
 	}
 	if seen != len(ls) {
-		return nil, fmt.Errorf("%d of %d labeled records found in %s", seen, len(ls), dir)
+		return fmt.Errorf("%d of %d labeled records found in %s", seen, len(ls), dir)
 	}
-	return docs, nil
+	return nil
+}
+
+func eachResponseIn(name string, idx map[string]int, f func(i int, body []byte, ctype string)) (int, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	r := warcio.NewReader(bufio.NewReaderSize(fh, 1<<20), filepath.Base(name))
+	seen := 0
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return seen, nil
+		}
+		if err != nil {
+			return seen, err
+		}
+		i, ok := idx[rec.ID()]
+		if !ok || rec.Type() != "response" {
+			continue
+		}
+		p, err := warcio.ReadPayload(r, func(*warcio.HTTPResponse) int { return features.DefaultMaxDocBytes })
+		if err != nil {
+			return seen, fmt.Errorf("%s %s: %w", filepath.Base(name), rec.ID(), err)
+		}
+		body, _ := p.Decode(features.DefaultMaxDocBytes)
+		f(i, body, p.HTTP.Get("Content-Type"))
+		seen++
+	}
 }
 
 // Method is a near-duplicate method under comparison: a similarity between
@@ -84,19 +117,40 @@ type Result struct {
 	Method    string
 	Threshold float64
 	Score     *Score
+	// Operating marks the result at the method's own threshold, for a method
+	// that has one (an OperatingPoint): the tables show it as the method's
+	// result instead of its best threshold.
+	Operating bool
+	// Closed marks pairs closed transitively: every pair of pages joined by
+	// a chain of pairs, the clusters a deduplicator keeps one page of.
+	Closed bool
+	// CPU is the CPU time the method took to find its pairs (at the lowest
+	// threshold, from which the others are selected).
+	CPU time.Duration
+}
+
+// OperatingPoint is implemented by a method run at a fixed threshold (a
+// published recipe's) rather than tuned here.
+type OperatingPoint interface {
+	OperatingPoint() float64
 }
 
 // Compare evaluates each method at each of its thresholds. A method's
 // predicted pairs at threshold t are the pairs with similarity >= t, taken as
-// they are (no transitive closure), as the SIGIR 2008 paper measures.
+// they are (no transitive closure), as the SIGIR 2008 paper measures. A
+// method with an OperatingPoint is also evaluated there with its pairs
+// closed transitively (Result.Closed), as its deduplicator would apply them.
 func Compare(ls []Label, docs []features.Doc, methods []Method) ([]Result, error) {
 	var out []Result
 	for _, m := range methods {
 		ts := m.Thresholds()
+		t0 := CPUTime()
 		pairs, err := m.Pairs(docs, ts[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name(), err)
 		}
+		cpu := CPUTime() - t0
+		op, hasOP := m.(OperatingPoint)
 		for _, t := range ts {
 			var sel [][2]int
 			for _, p := range pairs {
@@ -104,10 +158,51 @@ func Compare(ls []Label, docs []features.Doc, methods []Method) ([]Result, error
 					sel = append(sel, [2]int{int(p.A), int(p.B)})
 				}
 			}
-			out = append(out, Result{m.Name(), t, EvaluatePairs(ls, sel)})
+			operating := hasOP && math.Abs(t-op.OperatingPoint()) < 1e-9
+			out = append(out, Result{Method: m.Name(), Threshold: t, Score: EvaluatePairs(ls, sel), Operating: operating, CPU: cpu})
+			if operating {
+				out = append(out, Result{Method: m.Name() + ", closed", Threshold: t, Score: EvaluatePairs(ls, ClosePairs(len(ls), sel)),
+					Operating: true, Closed: true, CPU: cpu})
+			}
 		}
 	}
 	return out, nil
+}
+
+// ClosePairs returns every pair of the n items joined by a chain of the
+// given pairs (the pairs within each connected component), A < B, sorted.
+func ClosePairs(n int, pairs [][2]int) [][2]int {
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, p := range pairs {
+		if a, b := find(p[0]), find(p[1]); a != b {
+			parent[a] = b
+		}
+	}
+	comp := map[int][]int{}
+	for i := 0; i < n; i++ {
+		r := find(i)
+		comp[r] = append(comp[r], i)
+	}
+	var out [][2]int
+	for _, c := range comp {
+		for x := 0; x < len(c); x++ {
+			for y := x + 1; y < len(c); y++ {
+				out = append(out, [2]int{c[x], c[y]})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || out[i][0] == out[j][0] && out[i][1] < out[j][1] })
+	return out
 }
 
 // EvaluatePairs scores a set of predicted pairs (indices into ls) directly,
@@ -192,8 +287,18 @@ func pairGroups(ls []Label, a, b int) []string {
 	} else {
 		g = append(g, GroupCrossSite)
 	}
+	if la.PageType != "" {
+		g = append(g, TypeGroup(la.PageType))
+	}
+	if lb.PageType != "" && lb.PageType != la.PageType {
+		g = append(g, TypeGroup(lb.PageType))
+	}
 	return g
 }
+
+// TypeGroup names the group of the pairs touching a page of the given
+// PageType.
+func TypeGroup(pageType string) string { return "type:" + pageType }
 
 // --- the methods
 

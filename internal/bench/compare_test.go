@@ -2,8 +2,10 @@ package bench
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"warcdedup/features"
 	"warcdedup/matcher"
@@ -85,6 +87,95 @@ func TestMethodsOnCopies(t *testing.T) {
 		}
 		if len(ps) != 1 || ps[0].A != 0 || ps[0].B != 1 {
 			t.Errorf("%s at %v: %+v, want the one pair 0-1", m.Name(), ts[len(ts)-1], ps)
+		}
+	}
+}
+
+func TestClosePairs(t *testing.T) {
+	got := ClosePairs(6, [][2]int{{0, 1}, {3, 1}, {4, 5}})
+	want := [][2]int{{0, 1}, {0, 3}, {1, 3}, {4, 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ClosePairs = %v, want %v", got, want)
+	}
+	if got := ClosePairs(3, nil); got != nil {
+		t.Errorf("no pairs closed to %v", got)
+	}
+}
+
+// opMethod is fixedMethod with an operating point at 0.9.
+type opMethod struct{ fixedMethod }
+
+func (opMethod) Name() string            { return "op" }
+func (opMethod) OperatingPoint() float64 { return 0.9 }
+
+// TestOperatingPoint: a method with an operating point is shown there, not at
+// its best threshold, and is also scored with its pairs closed.
+func TestOperatingPoint(t *testing.T) {
+	ls := fiveLabels()
+	// At 0.9: 0-1 and 1-2 true, 2-3 false, 0-2 missed; closed, 0-1-2-3 is one
+	// cluster. At 0.5 the missing pair is found: a better F1.
+	m := opMethod{fixedMethod{[]matcher.Pair{{A: 0, B: 1, Sim: 0.95}, {A: 1, B: 2, Sim: 0.92}, {A: 2, B: 3, Sim: 0.93}, {A: 0, B: 2, Sim: 0.6}}}}
+	rs, err := Compare(ls, nil, []Method{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 || rs[0].Operating || !rs[1].Operating || rs[1].Closed || !rs[2].Closed || rs[2].Method != "op, closed" {
+		t.Fatalf("results %+v", rs)
+	}
+	want := []Counts{{TP: 3, FP: 1}, {TP: 2, FP: 1, FN: 1}, {TP: 3, FP: 3}}
+	for i, r := range rs {
+		if c := *r.Score.Pairs[GroupAll]; c != want[i] {
+			t.Errorf("%s at %v: %+v, want %+v", r.Method, r.Threshold, c, want[i])
+		}
+	}
+	if b := best(rs); len(b) != 2 || b[0].Threshold != 0.9 || b[1].Method != "op, closed" {
+		t.Errorf("best %+v", b)
+	}
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, rs); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(svg.String(), "closed") {
+		t.Error("closed pairs plotted")
+	}
+}
+
+// TestComparisonOther: the second set's reported, true and false pairs join
+// each row at its threshold, and its false pairs are broken down by page type.
+func TestComparisonOther(t *testing.T) {
+	ls := fiveLabels()
+	m := fixedMethod{[]matcher.Pair{{A: 0, B: 1, Sim: 0.95}, {A: 0, B: 2, Sim: 0.6}, {A: 3, B: 4, Sim: 0.7}}}
+	rs, err := Compare(ls, nil, []Method{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ols := fiveLabels()
+	for i := range ols {
+		ols[i].PageType = []string{"product", "product", "forum", "forum", "docs"}[i]
+	}
+	other, err := Compare(ols, nil, []Method{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Comparison{Intro: "# t\n", Results: rs, Other: other, OtherName: "w", OtherTypes: PageTypes(ols), Pages: 5,
+		Stages: []Stage{{Name: "extract", Pages: 5, CPU: 10 * time.Millisecond}}}
+	var md bytes.Buffer
+	if err := c.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, want := range []string{
+		"| w pairs reported | w true | w false |",
+		// Best threshold 0.5: 3 pairs, 2 true, 1 false (B1-C1, forum and docs).
+		"| fixed | 0.500 | 0.667 | 0.667 | 0.667 |",
+		"| 3 | 2 | 1 |\n",
+		"| method | threshold | same site | cross site | docs | forum | product |",
+		"| fixed | 0.500 | 1 | 0 | 1 | 1 | 0 |",
+		"| extract | 5 | 0.01 | 2.000 |",
+		"| pair search: fixed | 5 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -35,6 +35,9 @@ type Label struct {
 	// (stitched; a scaled benchmark's): Source is then "dataset/id~n", the
 	// n-th synthetic page in the frame of corpus page dataset/id.
 	Synthetic bool `json:"synthetic,omitempty"`
+	// PageType is the page's kind in a set of pages that says it (wcxb's
+	// page_type: article, product, forum, ...), "" otherwise.
+	PageType string `json:"page_type,omitempty"`
 }
 
 // ReadLabels reads a labels file.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
 
 func pct(x float64) string { return fmt.Sprintf("%.3f", x) }
@@ -34,8 +35,9 @@ func all(s *Score) Counts {
 	return Counts{}
 }
 
-// best returns, per method in order of first appearance, the result with the
-// highest overall F1 (the lowest threshold among ties).
+// best returns, per method in order of first appearance, its result at its
+// operating point when it has one, else the result with the highest overall
+// F1 (the lowest threshold among ties).
 func best(rs []Result) []Result {
 	var order []string
 	b := map[string]Result{}
@@ -44,7 +46,7 @@ func best(rs []Result) []Result {
 		if !ok {
 			order = append(order, r.Method)
 		}
-		if !ok || all(r.Score).F1() > all(cur.Score).F1()+1e-12 {
+		if !ok || !cur.Operating && (r.Operating || all(r.Score).F1() > all(cur.Score).F1()+1e-12) {
 			b[r.Method] = r
 		}
 	}
@@ -55,8 +57,7 @@ func best(rs []Result) []Result {
 	return out
 }
 
-const tableHead = "| method | threshold | precision | recall | F1 | case 1 F1 | case 2 F1 | cross-site recall | case 5 recall | same frame reported | short F1 | zh F1 |\n" +
-	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+const tableHead = "| method | threshold | precision | recall | F1 | case 1 F1 | case 2 F1 | cross-site recall | case 5 recall | same frame reported | short F1 | zh F1 |"
 
 func tableRow(bw io.Writer, name string, t string, s *Score) {
 	a := all(s)
@@ -65,30 +66,150 @@ func tableRow(bw io.Writer, name string, t string, s *Score) {
 		// Cross-site true pairs are all of case 2 or 5.
 		cross = pct(c.Recall())
 	}
-	fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f%% | %s | %s |\n", name, t,
+	fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f%% | %s | %s |", name, t,
 		pct(a.Precision()), pct(a.Recall()), pct(a.F1()), groupF1(s, CaseGroup(1)), groupF1(s, CaseGroup(2)),
 		cross, groupRecall(s, CaseGroup(5)), 100*s.SameFrameRate(), groupF1(s, GroupShort), groupF1(s, GroupChinese))
+}
+
+// Comparison is what WriteMarkdown reports.
+type Comparison struct {
+	Intro   string
+	Results []Result
+	// Routed is warcdedup's own output scored, nil if not given.
+	Routed *Score
+	// Pages is the number of pages of the benchmark, for CPU per page.
+	Pages int
+	// Stages are the CPU times of the feature extraction stages.
+	Stages []Stage
+	// Other is a second labelled set (OtherName, e.g. wcxb) that every method
+	// also ran on, and OtherRouted warcdedup's output for it: the tables add
+	// its reported pairs, true and false, at the threshold each method shows
+	// on the benchmark.
+	OtherName   string
+	Other       []Result
+	OtherRouted *Score
+	OtherTypes  []string // page types of the other set, for the false pairs by type
+}
+
+// Stage is the CPU time of a processing stage over some pages.
+type Stage struct {
+	Name  string
+	Pages int
+	CPU   time.Duration
 }
 
 // WriteMarkdown writes the comparison: the best threshold of each method, then
 // every threshold. routed, if not nil, is warcdedup's own output scored.
 func WriteMarkdown(w io.Writer, rs []Result, routed *Score, intro string) error {
+	return (&Comparison{Intro: intro, Results: rs, Routed: routed}).WriteMarkdown(w)
+}
+
+// WriteMarkdown writes the comparison: each method at its operating point or
+// best threshold, the CPU times, the other set's false pairs by page type,
+// then every threshold.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprint(bw, intro)
-	fmt.Fprint(bw, "\n## Best threshold of each method (by overall F1)\n\n")
-	fmt.Fprint(bw, tableHead)
-	if routed != nil {
-		tableRow(bw, "**warcdedup (routed default)**", "defaults", routed)
+	fmt.Fprint(bw, c.Intro)
+	other := map[string]*Score{}
+	for _, r := range c.Other {
+		other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)] = r.Score
 	}
-	for _, r := range best(rs) {
-		tableRow(bw, r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score)
+	head := func() {
+		fmt.Fprint(bw, tableHead)
+		if c.Other != nil || c.OtherRouted != nil {
+			fmt.Fprintf(bw, " %s pairs reported | %s true | %s false |", c.OtherName, c.OtherName, c.OtherName)
+		}
+		fmt.Fprint(bw, "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		if c.Other != nil || c.OtherRouted != nil {
+			fmt.Fprint(bw, "---:|---:|---:|")
+		}
+		fmt.Fprintln(bw)
+	}
+	otherCols := func(s *Score) {
+		if c.Other == nil && c.OtherRouted == nil {
+			return
+		}
+		if s == nil {
+			fmt.Fprint(bw, " - | - | - |")
+			return
+		}
+		a := all(s)
+		fmt.Fprintf(bw, " %d | %d | %d |", a.TP+a.FP, a.TP, a.FP)
+	}
+	row := func(name, t string, s, o *Score) {
+		tableRow(bw, name, t, s)
+		otherCols(o)
+		fmt.Fprintln(bw)
+	}
+	bests := best(c.Results)
+	fmt.Fprint(bw, "\n## Each method at its operating point or best threshold (by overall F1)\n\n")
+	head()
+	if c.Routed != nil {
+		row("**warcdedup (routed default)**", "defaults", c.Routed, c.OtherRouted)
+	}
+	for _, r := range bests {
+		name := r.Method
+		if r.Operating {
+			name = "**" + name + "**"
+		}
+		row(name, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+	}
+	if len(c.Stages) > 0 || c.Pages > 0 {
+		fmt.Fprint(bw, "\n## CPU time\n\n| stage | pages | CPU s | CPU ms per page |\n|---|---:|---:|---:|\n")
+		for _, st := range c.Stages {
+			fmt.Fprintf(bw, "| %s | %d | %.2f | %.3f |\n", st.Name, st.Pages, st.CPU.Seconds(), perPage(st.CPU, st.Pages))
+		}
+		for _, r := range bests {
+			if !r.Closed {
+				fmt.Fprintf(bw, "| pair search: %s | %d | %.2f | %.3f |\n", r.Method, c.Pages, r.CPU.Seconds(), perPage(r.CPU, c.Pages))
+			}
+		}
+	}
+	if len(c.OtherTypes) > 0 {
+		fmt.Fprintf(bw, "\n## %s: false pairs by page type and site\n\n"+
+			"A false pair counts under the page type of each of its two pages.\n\n| method | threshold | same site | cross site |", c.OtherName)
+		for _, t := range c.OtherTypes {
+			fmt.Fprintf(bw, " %s |", t)
+		}
+		fmt.Fprint(bw, "\n|---|---:|---:|---:|")
+		for range c.OtherTypes {
+			fmt.Fprint(bw, "---:|")
+		}
+		fmt.Fprintln(bw)
+		typeRow := func(name, t string, s *Score) {
+			if s == nil {
+				return
+			}
+			fp := func(g string) int {
+				if x := s.Pairs[g]; x != nil {
+					return x.FP
+				}
+				return 0
+			}
+			fmt.Fprintf(bw, "| %s | %s | %d | %d |", name, t, fp(GroupSameSite), fp(GroupCrossSite))
+			for _, ty := range c.OtherTypes {
+				fmt.Fprintf(bw, " %d |", fp(TypeGroup(ty)))
+			}
+			fmt.Fprintln(bw)
+		}
+		typeRow("warcdedup (routed default)", "defaults", c.OtherRouted)
+		for _, r := range bests {
+			typeRow(r.Method, fmt.Sprintf("%.3f", r.Threshold), other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+		}
 	}
 	fmt.Fprint(bw, "\n## Every threshold\n\n")
-	fmt.Fprint(bw, tableHead)
-	for _, r := range rs {
-		tableRow(bw, r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score)
+	head()
+	for _, r := range c.Results {
+		row(r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
 	}
 	return bw.Flush()
+}
+
+func perPage(d time.Duration, pages int) float64 {
+	if pages == 0 {
+		return 0
+	}
+	return d.Seconds() * 1000 / float64(pages)
 }
 
 // WriteSVG plots precision, recall and F1 against the threshold, one panel per
@@ -97,6 +218,9 @@ func WriteSVG(w io.Writer, rs []Result) error {
 	var methods []string
 	by := map[string][]Result{}
 	for _, r := range rs {
+		if r.Closed {
+			continue
+		}
 		if by[r.Method] == nil {
 			methods = append(methods, r.Method)
 		}

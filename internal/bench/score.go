@@ -293,25 +293,7 @@ func Evaluate(ls []Label, d *Decisions) *Score {
 		comp[r] = append(comp[r], i)
 		clus[l.Cluster] = append(clus[l.Cluster], i)
 	}
-	groups := func(a, b int) []string {
-		la, lb := &ls[a], &ls[b]
-		g := []string{GroupAll, CaseGroup(la.Case)}
-		if lb.Case != la.Case {
-			g = append(g, CaseGroup(lb.Case))
-		}
-		if la.Short || lb.Short {
-			g = append(g, GroupShort)
-		}
-		if la.Lang == "zh" || lb.Lang == "zh" {
-			g = append(g, GroupChinese)
-		}
-		if la.Site == lb.Site {
-			g = append(g, GroupSameSite)
-		} else {
-			g = append(g, GroupCrossSite)
-		}
-		return g
-	}
+	groups := func(a, b int) []string { return pairGroups(ls, a, b) }
 	counts := func(g string) *Counts {
 		c := s.Pairs[g]
 		if c == nil {
