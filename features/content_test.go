@@ -8,8 +8,10 @@ import (
 	"testing"
 )
 
-// mainTextExtractor is an Extractor of spot signatures from the main text.
-func mainTextExtractor(t *testing.T) *Extractor {
+// mainTextExtractor is an Extractor of spot signatures from the main text, as
+// dedup runs it (dedup/analyze.go, newAnalyzer; MinSpots and BigramsBelow,
+// which dedup also sets, do not change which text is kept).
+func mainTextExtractor(t testing.TB) *Extractor {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Families = FamSpotSigs
@@ -311,7 +313,7 @@ func TestMainTextOwnStopwords(t *testing.T) {
 			[]string{"komponen", "fondasi", "markup"}, []string{"beranda", "referensi"}},
 		{"English prose", `<body>` + menu + storyPara + `</body>`, []string{"bridge", "ferry"}, []string{"beranda"}},
 	}
-	e := dedupMainTextExtractor(t)
+	e := mainTextExtractor(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")

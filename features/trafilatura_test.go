@@ -56,8 +56,8 @@ func trafilaturaText(src []byte, pageURL string) (text string, failed bool) {
 // split). CPU per page ours 0.51 ms, trafilatura 15.5 ms.
 func TestTrafilaturaWordF1(t *testing.T) {
 	pages := loadCorpus(t)
-	ours := dedupMainTextExtractor(t)
-	dec := dedupMainTextExtractor(t) // its decoder only
+	ours := mainTextExtractor(t)
+	dec := mainTextExtractor(t) // its decoder only
 	type res struct {
 		p         *corpusPage
 		us, them  wordScore

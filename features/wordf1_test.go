@@ -131,21 +131,6 @@ func TestWordF1(t *testing.T) {
 	}
 }
 
-// dedupMainTextExtractor is the Extractor as dedup runs it with main text on
-// (dedup/analyze.go, newAnalyzer): spot signatures of the main text. MinSpots
-// and BigramsBelow, which dedup also sets, do not change which text is kept.
-func dedupMainTextExtractor(t testing.TB) *Extractor {
-	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Families = FamSpotSigs
-	cfg.MainText = true
-	e, err := NewExtractor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
 // mainTextString returns the text the last Extract of e (with Config.MainText)
 // kept as the page's main text: its good blocks, one a line. A page where no
 // block read as running text keeps all its text (Doc.MainText false), and so
@@ -177,7 +162,7 @@ func TestMainTextString(t *testing.T) {
 			`<p>"This is a deal we have almost completed," Jewell told the club's official website.</p></body>`,
 		`<body>` + menu + `</body>`, // no main text: the whole page
 	}
-	e := dedupMainTextExtractor(t)
+	e := mainTextExtractor(t)
 	for _, page := range pages {
 		d := e.Extract([]byte(page), "text/html; charset=utf-8", "")
 		var kept []string
@@ -186,7 +171,7 @@ func TestMainTextString(t *testing.T) {
 		}
 		// Re-scan the string with the Extractor's own word rules.
 		s := mainTextString(e, d)
-		e2 := dedupMainTextExtractor(t)
+		e2 := mainTextExtractor(t)
 		e2.Extract([]byte(s), "text/plain; charset=utf-8", "")
 		var again []string
 		for _, w := range e2.words {
@@ -277,7 +262,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // with empty gold text too.
 func TestMainTextWordF1(t *testing.T) {
 	pages := loadCorpus(t)
-	e := dedupMainTextExtractor(t)
+	e := mainTextExtractor(t)
 	by := map[string]*wordAcc{}
 	types := map[string]*wordAcc{}
 	var wcxbAll, noMain wordAcc

@@ -172,22 +172,11 @@ func Compare(ls []Label, docs []features.Doc, methods []Method) ([]Result, error
 // ClosePairs returns every pair of the n items joined by a chain of the
 // given pairs (the pairs within each connected component), A < B, sorted.
 func ClosePairs(n int, pairs [][2]int) [][2]int {
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	u := newUnionFind(n)
 	for _, p := range pairs {
-		if a, b := find(p[0]), find(p[1]); a != b {
-			parent[a] = b
-		}
+		u.union(p[0], p[1])
 	}
+	find := u.find
 	comp := map[int][]int{}
 	for i := 0; i < n; i++ {
 		r := find(i)
@@ -656,4 +645,29 @@ func CompareConfig() features.Config {
 	cfg.Families = features.FamSpotSigs | features.FamSimhash | features.FamSpotSimhash | features.FamAF |
 		features.FamShingles | features.FamQGrams | features.FamTextSimhash
 	return cfg
+}
+
+// unionFind joins items into connected components (path halving).
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+func (u unionFind) find(x int) int {
+	for u[x] != x {
+		u[x] = u[u[x]]
+		x = u[x]
+	}
+	return x
+}
+
+func (u unionFind) union(a, b int) {
+	if ra, rb := u.find(a), u.find(b); ra != rb {
+		u[ra] = rb
+	}
 }

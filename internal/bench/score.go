@@ -259,17 +259,8 @@ func Evaluate(ls []Label, d *Decisions) *Score {
 		idx[l.RecordID] = i
 	}
 	// Predicted components.
-	parent := make([]int, len(ls))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	u := newUnionFind(len(ls))
+	find := u.find
 	dups := make([]string, 0, len(d.RefersTo))
 	for dup := range d.RefersTo {
 		dups = append(dups, dup)
@@ -282,9 +273,7 @@ func Evaluate(ls []Label, d *Decisions) *Score {
 			continue
 		}
 		s.Reported++
-		if ra, rb := find(a), find(b); ra != rb {
-			parent[ra] = rb
-		}
+		u.union(a, b)
 	}
 	comp := map[int][]int{}
 	clus := map[string][]int{}
