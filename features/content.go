@@ -345,7 +345,7 @@ func (e *Extractor) mainText() bool {
 	// good block, the page is judged again without that rule, as Readability
 	// retries without stripping unlikely candidates: an unclosed <div
 	// id="header"> holds the rest of the page, story included (measured on a
-	// hacknmod.com page of the issue-4 benchmark). Like Readability, the retry
+	// hacknmod.com page of the dedupbench benchmark). Like Readability, the retry
 	// counts only if it finds retryMinText of text: on a page whose story is
 	// too short to be good, it found the comment form's "your email address
 	// will not be published" instead.

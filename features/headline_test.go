@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The cases are the patterns measured on the issue-4 benchmark and the corpus
+// The cases are the patterns measured on the dedupbench benchmark and the corpus
 // (the page each comes from is named): each fails if anchoring is removed or
 // applied where it must not be.
 func TestHeadlineAnchor(t *testing.T) {

@@ -205,7 +205,7 @@ func compareIntro(records int, anchor, wcxb bool) string {
 		cmd += " -wcxb /tmp/wcxb -wcxb-routed /tmp/wcxb-out"
 	}
 	cmd += " -md docs/quality.md -svg docs/quality.svg"
-	s := fmt.Sprintf("# Near-duplicate quality: methods compared on the issue-4 benchmark\n\n"+
+	s := fmt.Sprintf("# Near-duplicate quality: methods compared on the dedupbench benchmark\n\n"+
 		"%d labeled responses from `dedupbench gen` (internal/bench/README.md). Regenerate with:\n\n"+
 		"```sh\n%s%s\n```\n\n"+
 		"Each method's predicted pairs at a threshold are the pairs at or above it, taken as they are (no transitive closure), "+

@@ -1,5 +1,5 @@
-// Command dedupbench builds the near-duplicate quality benchmark of issue 4
-// from the shared corpus (with -scale, the large one of issue 5) and scores
+// Command dedupbench builds warcdedup's near-duplicate quality benchmark
+// from the shared corpus (with -scale, a large one for speed and memory) and scores
 // warcdedup's output against its labels.
 //
 //	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N] [-scale N]
@@ -22,7 +22,7 @@ import (
 	"warcdedup/internal/bench"
 )
 
-const usage = `dedupbench: the near-duplicate quality benchmark (issue 4).
+const usage = `dedupbench: the near-duplicate quality benchmark of warcdedup.
 
 Usage:
   dedupbench gen   [flags]                     build labeled WARCs from the shared corpus

@@ -11,8 +11,8 @@ import (
 	"warcdedup/internal/bench"
 )
 
-// runBench runs warcdedup on the benchmark's WARCs and scores its output:
-// issue 4's "one command".
+// runBench runs warcdedup on the benchmark's WARCs and scores its output, in
+// one command.
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("dedupbench run", flag.ContinueOnError)
 	fl.SetOutput(stderr)

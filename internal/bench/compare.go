@@ -617,7 +617,7 @@ func (m lshS) Pairs(docs []features.Doc, min float64) ([]matcher.Pair, error) {
 	return out, nil
 }
 
-// Methods are the methods of issue 4's comparison that work on one page's
+// Methods are the methods of the comparison that work on one page's
 // features alone. The routed default (same site: SpotSigs/AF-SpotSigs, other
 // sites: simhash) is warcdedup itself: score its output with dedupbench score.
 func Methods() []Method {

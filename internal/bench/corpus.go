@@ -39,7 +39,7 @@ func (p *Page) Short() bool { return p.Gold != "" && p.GoldChars < ShortChars }
 func (p *Page) Chinese() bool { return p.Lang == "zh" }
 
 // ShortChars is the gold-text length under which a page counts as short
-// (issue 4, case 4).
+// (case 4 of labels.go).
 const ShortChars = 600
 
 // ReadHTML returns the page's HTML bytes as stored, in their original encoding.
@@ -79,7 +79,7 @@ var Datasets = []string{
 }
 
 // SameFrameDatasets hold many different articles of one site in one template
-// (issue 4, case 3).
+// (case 3 of labels.go).
 var SameFrameDatasets = map[string]bool{
 	"dragnet": true, "l3s-gn1": true, "cleanportaleval": true, "cx-bbc": true, "cx-163": true,
 }
@@ -159,7 +159,7 @@ func LoadCorpus(root string) (*Corpus, error) {
 }
 
 // RealPairCategories are the _pairs categories that are true duplicates
-// (issue 4, case 5).
+// (case 5 of labels.go).
 var RealPairCategories = map[string]bool{
 	"cross_site_same_core": true, "same_site_near_duplicate": true, "same_url_recrawl": true,
 }

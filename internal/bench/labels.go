@@ -18,7 +18,7 @@ type Label struct {
 	File     string `json:"file"`      // WARC file name (base name)
 	Index    int    `json:"index"`     // position of the record in its file, the warcinfo record being 0
 	Cluster  string `json:"cluster"`   // cluster id
-	// Case is how the record's cluster was built (issue 4): 1 re-capture,
+	// Case is how the record's cluster was built: 1 re-capture,
 	// 2 syndication, 3 a different article of a site with other articles in
 	// the set (same frame, different story; a cluster of one), 5 a real pair
 	// of _pairs/, 0 any other unique page. Case 4 (short and Chinese pages) is

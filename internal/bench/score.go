@@ -433,7 +433,7 @@ func (s *Score) WriteText(w io.Writer) error {
 	return bw.Flush()
 }
 
-// Targets checks the score against issue 4's targets for the default
+// Targets checks the score against the benchmark's targets for the default
 // configuration, one line each: "met" or "missed by" how much.
 func (s *Score) Targets() []string {
 	get := func(g string) Counts {
