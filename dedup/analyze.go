@@ -516,6 +516,7 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 		x.qown = x.content(fm, qsite, qsite, bag, x.qown)
 	}
 	best, bestSim := -1, 0.0
+	bestShared := 0
 	// The best containment among candidates that are not near duplicates:
 	// the share of the smaller side's text found in the larger.
 	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
@@ -566,6 +567,7 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 		if sim >= tau {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
+				bestShared = sharedKeys(q, k)
 			}
 			continue
 		}
@@ -591,7 +593,8 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 	switch {
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
-		return match{keptNum: kd.ref, method: famMethod[f], similarity: bestSim, relation: rel(kd)}, true
+		return match{keptNum: kd.ref, method: famMethod[f], similarity: bestSim, relation: rel(kd),
+			shared: bestShared}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := heldByKept
@@ -638,4 +641,23 @@ func (d *Deduper) nearAdd(it *item, ref uint32) {
 			panic("dedup: a page was not added to the near-duplicate index")
 		}
 	}
+}
+
+// sharedKeys counts the distinct signatures that two bags share, whatever
+// their counts: a sentence repeated on a page is one piece of evidence.
+func sharedKeys(a, b features.Bag) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Key < b[j].Key:
+			i++
+		case a[i].Key > b[j].Key:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
 }

@@ -31,6 +31,9 @@ type match struct {
 	method     string
 	similarity float64 // Jaccard
 	relation   string
+	// The evidence behind similarity: how many distinct content signatures
+	// (what is frame for neither site) the two pages share.
+	shared int
 	// For a containment, not a near duplicate (see containShare): which side
 	// holds the other's text, and the share of the smaller side held.
 	contain containment

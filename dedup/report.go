@@ -24,6 +24,10 @@ type Duplicate struct {
 	Similarity float64 `json:"similarity"` // 1 for exact duplicates
 	Relation   string  `json:"relation"`   // "same-site" or "cross-site"
 	Action     string  `json:"action"`     // "revisit", "annotate", or "report" (a containment, default mode)
+	// Why a near duplicate was annotated rather than replaced although the
+	// mode replaces: "weak-evidence: N shared content signatures" (see
+	// Options.MinEvidence).
+	Reason string `json:"reason,omitempty"`
 	// For kind "containment" lines: "contains" (the record holds the kept
 	// record's text) or "contained-in" (its text is held in the kept record),
 	// and the share of the smaller side's text found in the other.

@@ -122,6 +122,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.opts.ShortSpots, "short-spots", cfg.opts.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
 	fl.IntVar(&cfg.opts.BigramsBelow, "bigrams-below", cfg.opts.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites (0: never)")
 	fl.Float64Var(&cfg.opts.BigramsTau, "tau-bigrams", cfg.opts.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
+	fl.IntVar(&cfg.opts.MinEvidence, "min-evidence", cfg.opts.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
@@ -172,6 +173,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
 			return exitUsage
 		}
+	}
+	if cfg.opts.MinEvidence < 0 {
+		fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", cfg.opts.MinEvidence)
+		return exitUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	jobs, rep, err := plan(fl.Args(), *force, cfg.report, stdin, stdout)
@@ -503,6 +508,9 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool, files 
 	fmt.Fprintf(w, "records out: %s\n", counts(s.Out))
 	fmt.Fprintf(w, "revisits written: %d exact, %d near (%d same-site, %d cross-site); annotations: %d; payload bytes saved: %d\n",
 		s.Revisits, s.NearRevisits, s.NearSameSite, s.NearCrossSite, s.Annotations, s.BytesSaved)
+	if s.WeakEvidence > 0 {
+		fmt.Fprintf(w, "near duplicates of other sites' pages kept and annotated for too little shared text (see --min-evidence): %d\n", s.WeakEvidence)
+	}
 	if s.Containments > 0 {
 		fmt.Fprintf(w, "pages holding a kept page's text or held in one (kept whole, see --report): %d\n", s.Containments)
 	}

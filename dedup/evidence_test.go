@@ -1,0 +1,73 @@
+package dedup
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// shopPage returns a product page of a shop on a hosted platform: the
+// shop's own short description and the platform's shipping note, which
+// every shop on the platform shows in the same words.
+func shopPage(shop, desc string) string {
+	return fmt.Sprintf(`<!doctype html><html><head><title>%[1]s</title></head><body>
+<nav><a href=/>%[1]s</a> <a href=/shop>Shop</a> <a href=/cart>Cart</a> %[3]s</nav>
+<main><h1>%[1]s</h1><p>%[2]s</p>
+<p>Free shipping is available on the orders over fifty dollars.</p></main>
+<footer>Powered by the example commerce platform</footer></body></html>`, shop, desc, strings.Repeat("<a href=/collections>Collections</a> ", 30))
+}
+
+// TestWeakEvidence: a near duplicate of another site's page replaces it only
+// when the two share enough content signatures (Options.MinEvidence); two
+// different pages that share a platform's sentence are kept and annotated,
+// and say why in the report, while a story syndicated to another site is
+// still replaced.
+func TestWeakEvidence(t *testing.T) {
+	weak := []page{
+		{id: "coffee", url: "https://coffee.example/collections/beans",
+			body: shopPage("Dark roast beans", "Our blend is roasted daily in small batches for strong cups.")},
+		{id: "jacket", url: "https://jackets.example/collections/down",
+			body: shopPage("Used down jackets", "This jacket was repaired by hand and keeps you warm in winter.")},
+	}
+	syndicated := []page{
+		{id: "wire", url: "https://wire.example/news/1", body: story(41, 40, 0)},
+		{id: "paper", url: "https://paper.example/world/1",
+			body: strings.Replace(story(41, 40, 0), "the example news company", "the daily paper", 1)},
+	}
+	for _, tc := range []struct {
+		name        string
+		pages       []page
+		minEvidence int
+		action      string // of the second page's report line
+		weak        bool   // the line gives the weak-evidence reason
+	}{
+		{"platform sentence, default", weak, DefaultOptions().MinEvidence, "annotate", true},
+		{"platform sentence, no minimum", weak, 0, "revisit", false},
+		{"syndicated story, default", syndicated, DefaultOptions().MinEvidence, "revisit", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.MinEvidence = tc.minEvidence
+			found, st, dups := nearFoundSims(t, opts, tc.pages)
+			if found[1] != 0 || dups[1].Kind != "duplicate" {
+				t.Fatalf("second page not found as a near duplicate of the first: %v %+v", found, dups[1])
+			}
+			d := dups[1]
+			t.Logf("%s %.2f %s %q", d.Relation, d.Similarity, d.Action, d.Reason)
+			if d.Method != "spotsigs" || d.Relation != "cross-site" || d.Action != tc.action {
+				t.Errorf("%s %s %s, want spotsigs cross-site %s", d.Method, d.Relation, d.Action, tc.action)
+			}
+			if got := d.Reason != ""; got != tc.weak || (tc.weak && !strings.HasPrefix(d.Reason, "weak-evidence: ")) {
+				t.Errorf("reason %q, want weak evidence: %v", d.Reason, tc.weak)
+			}
+			wantWeak, wantRevisits := 0, 1
+			if tc.action == "annotate" {
+				wantWeak, wantRevisits = 1, 0
+			}
+			if st.WeakEvidence != wantWeak || st.NearRevisits != wantRevisits || st.Annotations != wantWeak {
+				t.Errorf("stats: %d weak, %d near revisits, %d annotations; want %d, %d, %d",
+					st.WeakEvidence, st.NearRevisits, st.Annotations, wantWeak, wantRevisits, wantWeak)
+			}
+		})
+	}
+}
