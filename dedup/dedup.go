@@ -126,8 +126,8 @@ type Stats struct {
 	NearRevisits    int // near duplicates replaced by revisit records
 	Annotations     int // near duplicates kept, with a metadata record added
 	Containments    int // pages that hold a kept page's text or are held in one: kept, reported
-	NearSameSite    int // near duplicates of a page of the same site
-	NearCrossSite   int // ... of a page of another site
+	NearSameSite    int // near revisits of a page of the same site
+	NearCrossSite   int // ... of a page of another site (the two add up to NearRevisits)
 	WeakEvidence    int // near duplicates kept and annotated for too little shared text (Options.MinEvidence)
 	DuplicateIDs    int // records whose WARC-Record-ID an earlier record of the run had
 }
@@ -607,11 +607,6 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 	if err := d.resolve(&m); err != nil {
 		return err
 	}
-	if m.relation == "same-site" {
-		d.Stats.NearSameSite++
-	} else {
-		d.Stats.NearCrossSite++
-	}
 	action := "revisit"
 	reason := ""
 	if d.weakEvidence(m) {
@@ -640,6 +635,11 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 			return err
 		}
 		d.Stats.NearRevisits++
+		if m.relation == "same-site" {
+			d.Stats.NearSameSite++
+		} else {
+			d.Stats.NearCrossSite++
+		}
 		d.Stats.BytesSaved += it.pay.Length
 		d.Stats.add(&d.Stats.Out, "revisit")
 	}

@@ -64,9 +64,11 @@ func TestWeakEvidence(t *testing.T) {
 			if tc.action == "annotate" {
 				wantWeak, wantRevisits = 1, 0
 			}
-			if st.WeakEvidence != wantWeak || st.NearRevisits != wantRevisits || st.Annotations != wantWeak {
-				t.Errorf("stats: %d weak, %d near revisits, %d annotations; want %d, %d, %d",
-					st.WeakEvidence, st.NearRevisits, st.Annotations, wantWeak, wantRevisits, wantWeak)
+			if st.WeakEvidence != wantWeak || st.NearRevisits != wantRevisits || st.Annotations != wantWeak ||
+				st.NearCrossSite != wantRevisits || st.NearSameSite != 0 {
+				t.Errorf("stats: %d weak, %d near revisits (%d same-site, %d cross-site), %d annotations; want %d, %d (0, %d), %d",
+					st.WeakEvidence, st.NearRevisits, st.NearSameSite, st.NearCrossSite, st.Annotations,
+					wantWeak, wantRevisits, wantRevisits, wantWeak)
 			}
 		})
 	}
