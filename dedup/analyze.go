@@ -567,7 +567,7 @@ func (d *Deduper) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossT
 		if sim >= tau {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
-				bestShared = sharedKeys(q, k)
+				bestShared = features.SharedKeys(q, k)
 			}
 			continue
 		}
@@ -641,23 +641,4 @@ func (d *Deduper) nearAdd(it *item, ref uint32) {
 			panic("dedup: a page was not added to the near-duplicate index")
 		}
 	}
-}
-
-// sharedKeys counts the distinct signatures that two bags share, whatever
-// their counts: a sentence repeated on a page is one piece of evidence.
-func sharedKeys(a, b features.Bag) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i].Key < b[j].Key:
-			i++
-		case a[i].Key > b[j].Key:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
 }

@@ -41,6 +41,25 @@ func (b Bag) Len() int {
 	return n
 }
 
+// SharedKeys is the number of distinct keys two bags share, whatever their
+// counts: the set intersection of their keys.
+func SharedKeys(a, b Bag) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Key < b[j].Key:
+			i++
+		case a[i].Key > b[j].Key:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
+
 // Intersection is the size of the multi-set intersection of two bags: the sum
 // over common keys of the smaller count.
 func Intersection(a, b Bag) int {

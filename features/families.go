@@ -399,19 +399,7 @@ func SupershinglesAgree(a, b [6]uint64) int {
 // QGramSim is DDD's docq(A,B) = |A ∩ B| / max(|A|, |B|) over distinct q-grams (DDD
 // paper, Sec. 3); 0 if both are empty.
 func QGramSim(a, b Bag) float64 {
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i].Key < b[j].Key:
-			i++
-		case a[i].Key > b[j].Key:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
+	inter := SharedKeys(a, b)
 	m := max(len(a), len(b))
 	if m == 0 {
 		return 0
