@@ -61,6 +61,7 @@ func score(args []string, stdout, stderr io.Writer) int {
 	labels := fl.String("labels", "", "the labels.jsonl written by dedupbench gen (required)")
 	asJSON := fl.Bool("json", false, "write the score as JSON")
 	examples := fl.Int("examples", 0, "also list up to this many false-positive and missed pairs")
+	replaced := fl.Bool("replaced", false, "score only pages replaced by revisits, not pages kept and annotated (precision of replaced pages)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: dedupbench score -labels FILE [-json] OUT.warc.gz...")
 		fmt.Fprintln(stderr, "OUT are warcdedup's output WARCs, in the order of the input files.")
@@ -82,6 +83,9 @@ func score(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "dedupbench score: %v\n", err)
 		return 1
+	}
+	if *replaced {
+		d = d.Replaced()
 	}
 	s := bench.Evaluate(ls, d)
 	if *asJSON {

@@ -23,7 +23,11 @@ const FieldOriginalID = "WARC-Dedup-Original-Record-ID"
 // Decisions maps each labeled record reported as a duplicate to the record it
 // was found to duplicate (both by their WARC-Record-IDs in the labels).
 type Decisions struct {
-	RefersTo  map[string]string
+	RefersTo map[string]string
+	// Annotated holds the records in RefersTo that were kept and annotated
+	// (a metadata record) rather than replaced by a revisit: a duplicate
+	// found, but no page thrown away.
+	Annotated map[string]bool
 	Seen      int // labeled records found in the output
 	Unlabeled int // output records that are no labeled record (warcinfo, others)
 	Unmapped  int // revisits or annotations whose record or target is not labeled
@@ -69,7 +73,7 @@ func (ix *labelIndex) original(h *warcio.Header, file string, pos int) (int, boo
 // so of the record in its WARC-Refers-To with its near-duplicate-of line.
 func ReadDecisions(files []string, ls []Label) (*Decisions, error) {
 	ix := newLabelIndex(ls)
-	d := &Decisions{RefersTo: map[string]string{}}
+	d := &Decisions{RefersTo: map[string]string{}, Annotated: map[string]bool{}}
 	for _, name := range files {
 		if err := d.readFile(name, ls, ix); err != nil {
 			return nil, err
@@ -128,15 +132,33 @@ func (d *Decisions) readFile(name string, ls []Label, ix *labelIndex) error {
 					kept = strings.TrimSpace(v)
 				}
 			}
-			if kept == "" {
+			switch {
+			case kept == "":
 				d.Unlabeled++
-			} else if !d.add(dup, kept, ix) {
+			case !d.add(dup, kept, ix):
 				d.Unmapped++
+			default:
+				d.Annotated[dup] = true
 			}
 		default:
 			d.Unlabeled++
 		}
 	}
+}
+
+// Replaced returns the decisions that replaced a page by a revisit, without
+// the pages kept and annotated: what precision of replaced pages is measured
+// on, since only a replacement throws a page's own payload away.
+func (d *Decisions) Replaced() *Decisions {
+	r := *d
+	r.RefersTo = make(map[string]string, len(d.RefersTo))
+	for dup, kept := range d.RefersTo {
+		if !d.Annotated[dup] {
+			r.RefersTo[dup] = kept
+		}
+	}
+	r.Annotated = map[string]bool{}
+	return &r
 }
 
 func (d *Decisions) add(dup, kept string, ix *labelIndex) bool {

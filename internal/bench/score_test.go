@@ -219,6 +219,16 @@ func TestReadDecisions(t *testing.T) {
 	if d.Seen != 5 {
 		t.Errorf("Seen = %d, want 5", d.Seen)
 	}
+	if len(d.Annotated) != 1 || !d.Annotated[ls[4].RecordID] {
+		t.Errorf("Annotated = %v, want only %s", d.Annotated, ls[4].RecordID)
+	}
+	r := d.Replaced()
+	if len(r.RefersTo) != 3 || r.RefersTo[ls[4].RecordID] != "" || r.RefersTo[ls[1].RecordID] != ls[0].RecordID {
+		t.Errorf("Replaced().RefersTo = %v, want the three revisits only", r.RefersTo)
+	}
+	if len(d.RefersTo) != len(want) {
+		t.Error("Replaced changed the decisions it was made from")
+	}
 }
 
 func TestTargets(t *testing.T) {
