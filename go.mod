@@ -1,4 +1,4 @@
-module warcdedup
+module github.com/warcdedup/warcdedup
 
 go 1.26.0
 

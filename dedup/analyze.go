@@ -4,10 +4,10 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
-	"warcdedup/sitekey"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // Method says how near duplicates are found.

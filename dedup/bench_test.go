@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"testing"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 // corpusPages lists up to n pages of the corpus with their URLs.

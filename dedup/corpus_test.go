@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // ukwaRecrawl is the ukwa crawl of gov.uk pages and its re-crawl a few minutes

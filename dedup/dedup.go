@@ -19,7 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // Revisit profiles of WARC 1.0 and 1.1 (ISO 28500:2017, Sec. 6.7.2). The profile

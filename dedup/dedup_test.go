@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 type rec struct {

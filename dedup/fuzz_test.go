@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // rawRecord is a record as a reader returns it, with its bytes.

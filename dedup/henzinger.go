@@ -1,8 +1,8 @@
 package dedup
 
 import (
-	"warcdedup/features"
-	"warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
 )
 
 // Henzinger's combined algorithm (SIGIR 2006, Sec. 4): a pair is a near duplicate

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // response is a 200 response record with the given ID, URI, payload content

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // idSet remembers the WARC-Record-IDs seen in a run, across its files, to

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // TestDuplicateRecordIDs: records that repeat an earlier record's

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // bigRecordsFile writes a WARC with two identical 48 MiB responses to a file.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // ProfileNear is the WARC-Profile of a revisit record that stands for a near

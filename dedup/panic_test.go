@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // panickingReader returns the first n bytes of b, then panics.

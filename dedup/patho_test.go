@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // Pathological pages cost bounded time and memory and pass through: a 10 MB page

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sort"
 
-	"warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/sitekey"
 )
 
 // Duplicate is one line of the curators' report: a record that was found to

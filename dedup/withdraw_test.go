@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/features"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // img is a payload no page analysis looks at.

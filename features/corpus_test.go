@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 type corpusPage struct {

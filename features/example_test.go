@@ -3,7 +3,7 @@ package features_test
 import (
 	"fmt"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // The worked example of SpotSigs (SIGIR 2008, Sec. 3): antecedents {a, an, the,

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/sitekey"
 )
 
 type pairSide struct {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // synth generates synthetic SpotSigs bags: 50-300 signature occurrences a

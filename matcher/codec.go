@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // Seeded matching (Stanford report, Sec. 3.3.4) loads an index of known pages

@@ -3,8 +3,8 @@ package matcher_test
 import (
 	"fmt"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
 )
 
 // The worked example of SIGIR 2008, Sec. 4.3: with tau = 0.8, d1 matches d3

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // Fold32 writes to dst, and returns, bag b with every key mapped to 32 bits:

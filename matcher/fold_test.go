@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // realBags makes n bags of real size (30-130 distinct signatures, 64-bit

@@ -3,7 +3,7 @@ package matcher
 import (
 	"slices"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // Pair is an edge of the near-duplicate graph: documents A < B (indexes into

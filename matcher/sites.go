@@ -1,6 +1,6 @@
 package matcher
 
-import "warcdedup/features"
+import "github.com/warcdedup/warcdedup/features"
 
 // Sites routes same-site pages to one SpotSigs index per site key, created on
 // first use. Henzinger (SIGIR 2006, Sec. 3.5 and 4) found that pages of one

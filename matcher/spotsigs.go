@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // Guess chooses which match Match reports when several indexed documents reach

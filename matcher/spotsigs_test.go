@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"warcdedup/features"
+	"github.com/warcdedup/warcdedup/features"
 )
 
 // bag builds a features.Bag from key:count pairs.

@@ -3,7 +3,7 @@ package sitekey_test
 import (
 	"fmt"
 
-	"warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/sitekey"
 )
 
 func ExampleOf() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 // Benchmark files: a real Heritrix crawl (per-record gzip) and its uncompressed

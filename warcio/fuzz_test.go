@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 // readerSeeds are FuzzReader's seeds: files this package's Writer made (plain,

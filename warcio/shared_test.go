@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 type inventoryEntry struct {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"warcdedup/features"
-	"warcdedup/internal/bench"
-	"warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/internal/bench"
+	"github.com/warcdedup/warcdedup/matcher"
 )
 
 func compare(args []string, stdout, stderr io.Writer) int {

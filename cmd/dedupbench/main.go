@@ -19,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"warcdedup/internal/bench"
+	"github.com/warcdedup/warcdedup/internal/bench"
 )
 
 const usage = `dedupbench: the near-duplicate quality benchmark of warcdedup.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/bench"
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/bench"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 func TestUsage(t *testing.T) {

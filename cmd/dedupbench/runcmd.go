@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"warcdedup/internal/bench"
+	"github.com/warcdedup/warcdedup/internal/bench"
 )
 
 // runBench runs warcdedup on the benchmark's WARCs and scores its output, in
@@ -45,7 +45,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(tmp)
 	if *bin == "" {
 		*bin = filepath.Join(tmp, "warcdedup")
-		b := exec.Command("go", "build", "-o", *bin, "warcdedup/cmd/warcdedup")
+		b := exec.Command("go", "build", "-o", *bin, "github.com/warcdedup/warcdedup/cmd/warcdedup")
 		b.Stdout, b.Stderr = stderr, stderr
 		if err := b.Run(); err != nil {
 			return fail(fmt.Errorf("building warcdedup: %w", err))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"warcdedup/internal/bench"
+	"github.com/warcdedup/warcdedup/internal/bench"
 )
 
 // groupJSON is one group of the score in -json output.

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // testResponse is a response record for writeWARC; its payload is over

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 func copyFile(t *testing.T, from, to string) {

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"warcdedup/dedup"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/dedup"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // Exit codes. A signal that ends a run (SIGINT, SIGTERM, SIGHUP) gives 128 and

@@ -15,8 +15,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // mainEnv makes the test binary run as warcdedup: the tests that need a process

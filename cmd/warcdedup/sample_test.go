@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/sample.warc.gz and the golden output")

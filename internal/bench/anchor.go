@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
 )
 
 // The anchor: the near-duplicate pipeline of datatrove as FineWeb runs it,

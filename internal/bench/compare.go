@@ -12,9 +12,9 @@ import (
 	"sort"
 	"time"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // LoadDocs extracts the features of every labeled response in the benchmark

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
 )
 
 func TestEvaluatePairs(t *testing.T) {

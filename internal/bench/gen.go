@@ -19,8 +19,8 @@ import (
 	"time"
 	"unicode"
 
-	"warcdedup/sitekey"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // NewsDatasets hold news and blog articles: the frames a syndicated story is

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/internal/testshared"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // corpusDir is the shared corpus the generator draws its pages from; the test

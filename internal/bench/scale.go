@@ -15,7 +15,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
 
-	"warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/sitekey"
 )
 
 // A scaled benchmark (Config.Scale > 1) adds synthetic pages to the corpus

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // FieldOriginalID is an extension field a revisit may carry with the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // fiveLabels: cluster a has three records (two on site s1, one on s2), b and

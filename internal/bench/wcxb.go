@@ -11,10 +11,10 @@ import (
 	"sort"
 	"time"
 
-	"warcdedup/features"
-	"warcdedup/matcher"
-	"warcdedup/sitekey"
-	"warcdedup/warcio"
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
+	"github.com/warcdedup/warcdedup/sitekey"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // The wcxb set: the corpus's 1,138 modern pages of other kinds than news
