@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -428,7 +429,7 @@ func TestContainment(t *testing.T) {
 			}
 			later, kept := tc.pages[1], tc.pages[0]
 			if dup.Kind != "containment" || dup.Direction != tc.dir || dup.URI != later.url || dup.KeptURI != kept.url ||
-				dup.Relation != "cross-site" || dup.Containment < containShare || dup.Similarity >= opts.CrossSiteTau {
+				dup.Relation != "cross-site" || dup.Containment < near.ContainShare || dup.Similarity >= opts.CrossSiteTau {
 				t.Errorf("%s first, mode %d: report %+v", kept.id, mode, dup)
 			}
 			if d.Stats.Containments != 1 || d.Stats.NearRevisits != 0 || d.Stats.Revisits != 0 {
@@ -528,25 +529,8 @@ func TestBigramBoundary(t *testing.T) {
 		t.Fatalf("found %v, report %+v: want the copy as a cross-site bigram duplicate", found, dups[1])
 	}
 	// With bigrams only below SpotSigs' 3 signatures, the copy is out of reach.
-	opts.BigramsBelow = mainTextMinSpots
+	opts.BigramsBelow = 3 // the main text's minimum of spot signatures
 	if _, st, _ = nearFoundSims(t, opts, pages); st.NearRevisits != 0 {
 		t.Errorf("%d near revisits with bigrams below 3: the copy has fewer than 3 spot signatures, change the sentence", st.NearRevisits)
-	}
-}
-
-func TestCanonURL(t *testing.T) {
-	for _, tc := range []struct{ a, b string }{
-		{"http://www.Example.com/a/B?x=1", "example.com/a/B?x=1"},
-		{"https://example.com/a/", "example.com/a"},
-		{"http://example.com/#top", "example.com"},
-		{"example.com/p?id=1#c", "example.com/p?id=1"},
-		{"http://WWW.EXAMPLE.COM", "example.com"},
-	} {
-		if got := canonURL(tc.a); got != tc.b {
-			t.Errorf("canonURL(%q) = %q, want %q", tc.a, got, tc.b)
-		}
-	}
-	if canonURL("http://example.com/A") == canonURL("http://example.com/a") {
-		t.Error("path case must count")
 	}
 }

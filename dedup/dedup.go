@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -66,44 +67,13 @@ type Options struct {
 	Report io.Writer
 	// Near says what happens to near duplicates of HTML pages.
 	Near NearMode
-	// Method says how near duplicates are found.
-	Method Method
-	// ShortSpots is SizeSpotSigs' cut: a page with fewer spot signatures has
-	// little core content and is compared by AF-SpotSigs.
-	ShortSpots int
-	// SameSiteTau is the SpotSigs Jaccard at which a page is a near duplicate of
-	// a kept page of the same site; ShortTau the same for short pages, compared
-	// by AF-SpotSigs; CrossSiteTau the SpotSigs Jaccard for a kept page of
-	// another site, where frames share nothing and all overlap is content.
-	SameSiteTau, ShortTau, CrossSiteTau float64
-	// FrameFilter judges pairs without the signatures that occur in many of a
-	// site's kept pages (see nearIndex.isFrame).
-	FrameFilter bool
-	// BigramsBelow: a page with main text but fewer spot signatures than this
-	// is compared by the word bigrams of its main text, at BigramsTau, with
-	// earlier captures of the same URL and with pages of other sites (0: off),
-	// when SpotSigs finds nothing. Pages with fewer than 3 spot signatures
-	// (mainTextMinSpots) have no other way to be found. The default is twice
-	// that, so that a story whose copies fall on both sides of 3 (a Japanese
-	// story, whose spot signatures are the few chance Chinese antecedents, had
-	// 2 in one frame and 4 in another) is in the bigram index on both sides.
-	BigramsBelow int
-	BigramsTau   float64
-	// MinEvidence: a near duplicate of a page of another site replaces the
-	// page only if the two share at least this many distinct content
-	// signatures (spot signatures, or word bigrams for pages found by them);
-	// with fewer, the page is kept and annotated as with NearAnnotate, and
-	// its report line says why (0: no minimum). See weakEvidence.
-	MinEvidence int
-	// MainText takes spot signatures from the blocks of a page that read as
-	// running text only (features.Config.MainText).
-	MainText bool
+	// Config is how pages are analysed and near duplicates decided.
+	near.Config
 }
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, ShortSpots: 0, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25, FrameFilter: true, MainText: true,
-		BigramsBelow: 2 * mainTextMinSpots, BigramsTau: 0.7, MinEvidence: 3}
+	return Options{MinSize: 1024, Near: NearRevisit, Config: near.DefaultConfig()}
 }
 
 // Stats counts what a run did.
@@ -154,9 +124,8 @@ func (s *Stats) add(m *map[string]int, k string) {
 // Withdraw withdraws the last Run that succeeded.
 type Deduper struct {
 	opts   Options
-	exact  *refStore  // payload digest -> earliest capture
-	near   *nearIndex // kept pages' signatures, made on first use
-	hz     *henzingerIndex
+	exact  *refStore   // payload digest -> earliest capture
+	near   *near.Index // kept pages, made on first use
 	report *report
 	ids    *idSet
 	Stats  Stats
@@ -173,7 +142,6 @@ type Deduper struct {
 type undo struct {
 	stats    Stats
 	nearDocs int // pages in the near-duplicate index
-	hzDocs   int // ... in Henzinger's
 }
 
 // New returns a Deduper.
@@ -206,10 +174,7 @@ func (d *Deduper) begin() error {
 	d.ids.begin()
 	d.undo = undo{stats: d.Stats.clone()}
 	if d.near != nil {
-		d.undo.nearDocs = len(d.near.docs)
-	}
-	if d.hz != nil {
-		d.undo.hzDocs = len(d.hz.docs)
+		d.undo.nearDocs = d.near.Len()
 	}
 	return nil
 }
@@ -219,10 +184,7 @@ func (d *Deduper) withdraw() {
 	d.exact.withdraw()
 	d.ids.withdraw()
 	if d.near != nil {
-		d.near.withdraw(d.undo.nearDocs)
-	}
-	if d.hz != nil {
-		d.hz.withdraw(d.undo.hzDocs)
+		d.near.Withdraw(d.undo.nearDocs)
 	}
 	d.report.withdraw()
 	d.Stats = d.undo.stats
@@ -332,7 +294,7 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var a *analyzer
+			var a *near.Analyzer
 			for it := range work {
 				a = d.analyze(a, name, it)
 			}
@@ -370,7 +332,7 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 // item, for the decision loop to fail the run with when it takes the item in
 // its turn; the analyzer is dropped, since it may have been left
 // inconsistent.
-func (d *Deduper) analyze(a *analyzer, name string, it *item) (next *analyzer) {
+func (d *Deduper) analyze(a *near.Analyzer, name string, it *item) (next *near.Analyzer) {
 	defer close(it.done)
 	defer func() {
 		if v := recover(); v != nil {
@@ -381,7 +343,7 @@ func (d *Deduper) analyze(a *analyzer, name string, it *item) (next *analyzer) {
 	if a == nil {
 		a = d.newAnalyzer()
 	}
-	a.analyze(it)
+	analyzePage(a, it)
 	return a
 }
 
@@ -455,7 +417,7 @@ type item struct {
 	pay  *warcio.Payload // for HTTP responses whose head parsed
 	perr error           // why pay is nil for an HTTP response
 	done chan struct{}   // closed when analysis is over; nil if none was needed
-	an   analysis
+	page *near.Page      // the page for near-duplicate matching, if it was analysed
 	// panicked is set if the analysis panicked.
 	panicked *PanicError
 	// idBase is what the IDs of records derived from this one are made from
@@ -561,12 +523,10 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256}
 		var m match
 		found := false
-		if it.an.ok && d.opts.Method == MethodHenzinger {
-			m, found = d.henzinger().match(it)
-		} else if it.an.ok {
-			m, found = d.nearMatch(it)
+		if it.page.OK() {
+			m.Match, found = d.nearIdx().Match(it.page)
 		}
-		if found && m.contain == notContained {
+		if found && m.Contain == near.NotContained {
 			return d.writeNear(name, it, r, m, w)
 		}
 		n, err := d.exact.add(r)
@@ -574,10 +534,9 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			return err
 		}
 		d.Stats.EligibleUnique++
-		if it.an.ok && d.opts.Method == MethodHenzinger {
-			d.henzinger().add(it, n)
-		} else if it.an.ok {
-			d.nearAdd(it, n)
+		if it.page.OK() {
+			it.page.Ref = n
+			d.nearIdx().Add(it.page)
 		}
 		if found {
 			return d.writeContainment(name, it, r, m, w)
@@ -608,10 +567,7 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 		return err
 	}
 	action := "revisit"
-	reason := ""
-	if d.weakEvidence(m) {
-		reason = fmt.Sprintf("weak-evidence: %d shared content signatures", m.shared)
-	}
+	reason := m.Reason
 	if d.opts.Near == NearAnnotate || reason != "" {
 		action = "annotate"
 		if reason != "" {
@@ -635,7 +591,7 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 			return err
 		}
 		d.Stats.NearRevisits++
-		if m.relation == "same-site" {
+		if m.Relation == near.SameSite {
 			d.Stats.NearSameSite++
 		} else {
 			d.Stats.NearCrossSite++
@@ -645,34 +601,8 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 	}
 	return d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
-		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action,
+		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
 		Reason: reason})
-}
-
-// weakEvidence says whether a near duplicate of a page of another site rests
-// on too few shared content signatures to replace the page (Options.MinEvidence).
-// Across sites the threshold is low (0.25) because frames share nothing, but a
-// Jaccard over a handful of signatures is noise: two different pages of two
-// sites on one shop or forum platform share a sentence or two of its text,
-// which neither site's frame filter sees while the site has one kept page.
-// Measured on every cross-site near duplicate with the default thresholds
-// (distinct content signatures shared):
-//
-//	wcxb, 1,138 pages, no copy across sites   2, 2, 2 (all wrong), 3 (wrong), 13 and more (4 wrong, 1 mirror)
-//	benchmark seed 1, 199 true pairs           2 (1), 3 (3), otherwise 4 or more
-//	benchmark seed 2, 191 true pairs           3 (5), otherwise 4 or more
-//	corpus real copies (_pairs)                34 or more
-//
-// A minimum of 3 keeps the three wrong replacements at 2 out for one true
-// pair at seed 1 (cross-site F1 0.9558 to 0.9545, none lost at seed 2); 4
-// would also keep out the wrong one at 3, for 8 true pairs and cross-site
-// recall under 0.90 at seed 2 (0.9052 to 0.8869). Same-site pairs, held to
-// 0.65, are re-captures of short pages as often as not at that size (15 of
-// 385 and 8 of 447 true same-site pairs share 3 or fewer): no minimum there.
-// Henzinger's method counts no signatures and is not held to it.
-func (d *Deduper) weakEvidence(m match) bool {
-	return d.opts.MinEvidence > 0 && m.relation == "cross-site" && d.opts.Method != MethodHenzinger &&
-		m.shared < d.opts.MinEvidence
 }
 
 // writeContainment writes a page that holds a kept page's text, or is held in
@@ -699,18 +629,18 @@ func (d *Deduper) writeContainment(name string, it *item, self ref, m match, w *
 	}
 	d.Stats.Containments++
 	dir := "contains"
-	if m.contain == heldByKept {
+	if m.Contain == near.HeldByKept {
 		dir = "contained-in"
 	}
 	return d.report.containment(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
-		KeptID: m.kept.id, Method: m.method, Similarity: m.similarity, Relation: m.relation, Action: action,
-		Direction: dir, Containment: m.share})
+		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
+		Direction: dir, Containment: m.Share})
 }
 
 // resolve reads the kept record of a match back from the store.
 func (d *Deduper) resolve(m *match) error {
-	r, err := d.exact.get(m.keptNum)
+	r, err := d.exact.get(m.Ref)
 	m.kept, m.keptDigest = r, r.digest
 	return err
 }

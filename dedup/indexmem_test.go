@@ -52,15 +52,11 @@ func BenchmarkIndexMemory(b *testing.B) {
 		runtime.GC()
 		runtime.GC() // twice: buffers parked in sync.Pools are dropped on the second
 		runtime.ReadMemStats(&after)
-		kept := len(d.near.docs)
-		sigs := 0
-		spots := d.near.fam[famSpots].idx
-		for i := range spots.Len() {
-			sigs += len(spots.AppendBag(nil, i))
-		}
+		kept := d.near.Len()
+		spotPages, sigs := d.near.SpotSignatures()
 		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(kept), "heap-B/page")
 		b.ReportMetric(float64(kept), "pages-indexed")
-		b.ReportMetric(float64(sigs)/float64(max(spots.Len(), 1)), "sigs/page")
+		b.ReportMetric(float64(sigs)/float64(max(spotPages, 1)), "sigs/page")
 		runtime.KeepAlive(d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -23,31 +24,12 @@ const (
 	FieldRelation   = "WARC-Dedup-Relation"       // same-site, cross-site
 )
 
-// match is a near-duplicate finding: the kept record and how it was found.
+// match is a near-duplicate finding with the kept record it refers to.
 type match struct {
-	keptNum    uint32 // the kept record's number in the reference store
-	kept       ref    // ... and what it holds, once resolved
+	near.Match
+	kept       ref // the kept record (Match.Ref in the reference store), once resolved
 	keptDigest string
-	method     string
-	similarity float64 // Jaccard
-	relation   string
-	// The evidence behind similarity: how many distinct content signatures
-	// (what is frame for neither site) the two pages share.
-	shared int
-	// For a containment, not a near duplicate (see containShare): which side
-	// holds the other's text, and the share of the smaller side held.
-	contain containment
-	share   float64
 }
-
-// containment says which page of a containment pair holds the other's text.
-type containment uint8
-
-const (
-	notContained containment = iota
-	holdsKept                // the new page holds the kept page's text
-	heldByKept               // the new page's text is held in the kept page
-)
 
 func formatSim(s float64) string { return strconv.FormatFloat(s, 'f', 4, 64) }
 
@@ -59,9 +41,9 @@ func nearRevisit(rec *warcio.Record, idBase, ownDigest string, m match) *warcio.
 	h := revisit(rec, idBase, m.keptDigest, m.kept.id, m.kept.uri, m.kept.date)
 	h.Set("WARC-Profile", ProfileNear)
 	h.Set(FieldOwnDigest, ownDigest)
-	h.Set(FieldMethod, m.method)
-	h.Set(FieldSimilarity, formatSim(m.similarity))
-	h.Set(FieldRelation, m.relation)
+	h.Set(FieldMethod, m.Method)
+	h.Set(FieldSimilarity, formatSim(m.Similarity))
+	h.Set(FieldRelation, string(m.Relation))
 	return h
 }
 
@@ -70,10 +52,10 @@ func nearRevisit(rec *warcio.Record, idBase, ownDigest string, m match) *warcio.
 // containment); for --near=annotate.
 func annotation(rec *warcio.Record, idBase, ownDigest string, m match) (*warcio.Header, []byte) {
 	what, key := "near-duplicate-annotation", "near-duplicate-of"
-	switch m.contain {
-	case holdsKept:
+	switch m.Contain {
+	case near.HoldsKept:
 		what, key = "containment-annotation", "contains-text-of"
-	case heldByKept:
+	case near.HeldByKept:
 		what, key = "containment-annotation", "text-contained-in"
 	}
 	h := &warcio.Header{Version: rec.Header.Version, Fields: []warcio.Field{
@@ -86,9 +68,9 @@ func annotation(rec *warcio.Record, idBase, ownDigest string, m match) (*warcio.
 	}}
 	block := fmt.Sprintf("%[1]s: %[2]s\r\n%[1]s-uri: %[3]s\r\n%[1]s-date: %[4]s\r\n%[1]s-digest: %[5]s\r\n"+
 		"payload-digest: %[6]s\r\nmethod: %[7]s\r\nsimilarity: %[8]s\r\nrelation: %[9]s\r\n",
-		key, m.kept.id, m.kept.uri, m.kept.date, m.keptDigest, ownDigest, m.method, formatSim(m.similarity), m.relation)
-	if m.contain != notContained {
-		block += "containment: " + formatSim(m.share) + "\r\n"
+		key, m.kept.id, m.kept.uri, m.kept.date, m.keptDigest, ownDigest, m.Method, formatSim(m.Similarity), string(m.Relation))
+	if m.Contain != near.NotContained {
+		block += "containment: " + formatSim(m.Share) + "\r\n"
 	}
 	return h, []byte(block)
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warcdedup/warcdedup/features"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -256,67 +255,5 @@ func TestWithdraw(t *testing.T) {
 	d.Withdraw()
 	if d.Stats.Revisits != 1 || !strings.Contains(rep.String(), `"record_id":"<urn:uuid:a-img2>"`) || rep.Len() != n {
 		t.Errorf("Withdraw after Close changed something: %+v\n%s", d.Stats, rep.String())
-	}
-}
-
-// TestWithdrawFrameCounts: withdrawn pages no longer count toward the frame
-// filter: after a withdrawal, every signature is frame for every site exactly
-// when it is in an index that never held the withdrawn pages. The withdrawn
-// pages make signature 1 frame across sites (in globalMinPages pages) and
-// signature 5 frame for site s3.
-func TestWithdrawFrameCounts(t *testing.T) {
-	type pg struct {
-		site string
-		keys []uint64
-	}
-	var live, gone []pg
-	for i := range 3 {
-		live = append(live, pg{"s1", []uint64{1, 2, 3, uint64(100 + i)}})
-	}
-	for i := range 2 {
-		live = append(live, pg{"s2", []uint64{1, 2, uint64(200 + i)}})
-	}
-	for i := range globalMinPages {
-		gone = append(gone, pg{"s1", []uint64{1, 4, uint64(300 + i)}})
-	}
-	for i := range 5 {
-		gone = append(gone, pg{"s3", []uint64{5, uint64(400 + i)}})
-	}
-	add := func(d *Deduper, ps []pg) {
-		for _, p := range ps {
-			var b features.Bag
-			for _, k := range p.keys {
-				b = append(b, features.Entry{Key: k, N: 1})
-			}
-			it := &item{an: analysis{ok: true, spotsOK: true, site: p.site, spots: b}}
-			d.nearAdd(it, uint32(len(d.nearIdx().docs)))
-		}
-	}
-	withGone, want := New(DefaultOptions()), New(DefaultOptions())
-	add(withGone, live)
-	withGone.begin()
-	add(withGone, gone)
-	if !withGone.near.isFrame(&withGone.near.fam[famSpots], withGone.near.sites["s3"], 5) ||
-		!withGone.near.isFrame(&withGone.near.fam[famSpots], withGone.near.sites["s2"], 1) {
-		t.Fatal("the pages to withdraw do not make signatures 1 and 5 frame: the test tests nothing")
-	}
-	withGone.withdraw()
-	add(want, live)
-	for _, site := range []string{"s1", "s2", "s3", "elsewhere"} {
-		sn, ok := withGone.near.sites[site]
-		if !ok {
-			sn = noSite
-		}
-		wn, ok := want.near.sites[site]
-		if !ok {
-			wn = noSite
-		}
-		for key := range uint64(500) {
-			g := withGone.near.isFrame(&withGone.near.fam[famSpots], sn, key)
-			w := want.near.isFrame(&want.near.fam[famSpots], wn, key)
-			if g != w {
-				t.Errorf("site %s, signature %d: frame %v after the withdrawal, %v without the pages", site, key, g, w)
-			}
-		}
 	}
 }

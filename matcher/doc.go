@@ -1,8 +1,9 @@
-// Package matcher finds near-duplicate pages from their features: an exact
-// SpotSigs matcher for pages of one site and a simhash index with a
-// pigeonhole guarantee for pages of different sites, the split Henzinger
-// suggests (SIGIR 2006, Sec. 3.5 and 4: shingling and simhash are both poor
-// on same-site pairs and good across sites).
+// Package matcher holds the near-duplicate search algorithms: an exact
+// SpotSigs matcher and simhash indexes with a pigeonhole guarantee. Which
+// pages are compared, at which threshold, and what a match means is decided
+// in package near, which uses the SpotSigs matcher for every relation (same
+// site and cross-site, on main-text signatures less both sites' frames) and
+// Simhash384 only for Henzinger's combined method.
 //
 // # SpotSigs
 //
@@ -57,8 +58,8 @@
 // about 12 ns a 384-bit fingerprint). That is the case for the radius a
 // frame-independent spot-signature simhash needs between cross-site copies
 // (features measured a median of 113 differing bits of 384), so such a
-// cross-site index is linear in its size; confirming cross-site candidates
-// with SpotSigs, as the issue suggests, is the caller's choice.
+// cross-site index is linear in its size, which is why package near finds
+// cross-site pairs with the exact SpotSigs matcher instead.
 //
 // Nothing in this package logs or prints, and no type is safe for concurrent
 // use: the caller makes its matching decisions in input order anyway.

@@ -1,0 +1,102 @@
+package near
+
+import "fmt"
+
+// Method says how near duplicates are found.
+type Method uint8
+
+const (
+	// MethodSpotSigs routes pages by length and relation: SpotSigs for long pages,
+	// AF-SpotSigs for short ones, same-site and cross-site thresholds.
+	MethodSpotSigs Method = iota
+	// MethodHenzinger is Henzinger's combined B+C (see henzinger.go).
+	MethodHenzinger
+)
+
+// ParseMethod reads a method's name: spotsigs or henzinger.
+func ParseMethod(s string) (Method, bool) {
+	switch s {
+	case "spotsigs":
+		return MethodSpotSigs, true
+	case "henzinger":
+		return MethodHenzinger, true
+	}
+	return 0, false
+}
+
+// Config is how pages are analysed and decided.
+type Config struct {
+	// Method says how near duplicates are found.
+	Method Method
+	// ShortSpots is SizeSpotSigs' cut: a page with fewer spot signatures has
+	// little core content and is compared by AF-SpotSigs (0: off).
+	ShortSpots int
+	// SameSiteTau is the SpotSigs Jaccard at which a page is a near duplicate of
+	// a kept page of the same site; ShortTau the same for short pages, compared
+	// by AF-SpotSigs; CrossSiteTau the SpotSigs Jaccard for a kept page of
+	// another site, where frames share nothing and all overlap is content.
+	SameSiteTau, ShortTau, CrossSiteTau float64
+	// FrameFilter judges pairs without the signatures that occur in many of a
+	// site's kept pages (see Index.isFrame).
+	FrameFilter bool
+	// BigramsBelow: a page with main text but fewer spot signatures than this
+	// is compared by the word bigrams of its main text, at BigramsTau, with
+	// earlier captures of the same URL and with pages of other sites (0: off),
+	// when SpotSigs finds nothing. Pages with fewer than 3 spot signatures
+	// (mainTextMinSpots) have no other way to be found. The default is twice
+	// that, so that a story whose copies fall on both sides of 3 (a Japanese
+	// story, whose spot signatures are the few chance Chinese antecedents, had
+	// 2 in one frame and 4 in another) is in the bigram index on both sides.
+	BigramsBelow int
+	BigramsTau   float64
+	// MinEvidence: a near duplicate of a page of another site replaces the
+	// page only if the two share at least this many distinct content
+	// signatures (spot signatures, or word bigrams for pages found by them);
+	// with fewer, Match says the page is to be kept and why (0: no minimum).
+	// See weakEvidence.
+	MinEvidence int
+	// MainText takes spot signatures from the blocks of a page that read as
+	// running text only (features.Config.MainText).
+	MainText bool
+}
+
+// DefaultConfig is the configuration of the command line tool.
+func DefaultConfig() Config {
+	return Config{Method: MethodSpotSigs, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25,
+		FrameFilter: true, MainText: true, BigramsBelow: 2 * mainTextMinSpots, BigramsTau: 0.7, MinEvidence: 3}
+}
+
+// Check says what is wrong with a configuration, if anything.
+func (c Config) Check() error {
+	for _, t := range []struct {
+		name string
+		v    float64
+	}{{"same-site threshold", c.SameSiteTau}, {"cross-site threshold", c.CrossSiteTau},
+		{"short-page threshold", c.ShortTau}, {"bigram threshold", c.BigramsTau}} {
+		if !(t.v > 0 && t.v <= 1) {
+			return fmt.Errorf("near: %s %v: want a value in (0, 1]", t.name, t.v)
+		}
+	}
+	if c.ShortSpots < 0 || c.BigramsBelow < 0 || c.MinEvidence < 0 {
+		return fmt.Errorf("near: negative count in configuration")
+	}
+	if c.Method > MethodHenzinger {
+		return fmt.Errorf("near: unknown method %d", c.Method)
+	}
+	return nil
+}
+
+// mainTextMinSpots is features.Config.MinSpots with MainText. Signatures of
+// the running text alone are frame-free, so fewer of them are evidence: a
+// short story's 3 or 4 signatures in a re-capture are all equal (measured on
+// the dedupbench benchmark: MinSpots 3 instead of 5 found 8% more re-capture
+// pairs and lowered precision by 0.2%).
+const mainTextMinSpots = 3
+
+// minBigrams is the fewest main-text word bigrams a page needs to be
+// compared by them: a sentence of eight words or so.
+const minBigrams = 8
+
+// minAFFeatures is the fewest AF-SpotSigs features a short page needs to be
+// compared at all: below it, a page is a menu or an error message.
+const minAFFeatures = 20

@@ -1,0 +1,472 @@
+package near
+
+import (
+	"fmt"
+
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/matcher"
+)
+
+// Containment: a page whose text holds most of a kept page's, or is
+// mostly held in one, without reaching the Jaccard threshold, is not a near
+// duplicate (each side has text the other lacks, so a revisit would lose
+// some) but is what a curator wants to know of: a long article that quotes a
+// wire story whole, or a story cut down for another site. It is reported and
+// annotated, never replaced. containShare is the share of the smaller side's
+// content signatures (main text, less both sites' frames) found in the
+// larger; minContainSpots the fewest such signatures the smaller side needs
+// for the share to mean something. Measured on the corpus's real pairs: the
+// cbsnews.com Earhart story in a longer msn.com article shares 0.78 (gold
+// text containment 0.82); the closest pair that is not a copy, news24.com and
+// thepost.co.za on one rugby match, 0.745 (gold 0.71, listed as a partial
+// overlap); different stories of one site stay under 0.72, and the pairs that
+// come near it are short (7 and 19 signatures).
+const (
+	ContainShare    = 0.75
+	minContainSpots = 25
+)
+
+// Frame filter parameters: a signature is frame if it occurs in at least
+// frameMinDF of a site's kept pages and in at least frameShare of them. Kept
+// pages are, by construction, not duplicates of one another, so a signature
+// that two of them share is frame or boilerplate ("this page is best viewed
+// in an up-to-date web browser", measured on bbc.co.uk), not a story; the
+// share only matters on sites with many pages. Measured on the dedupbench
+// benchmark: a floor of 2 pages instead of waiting for 8 raised F1 from 0.87 to
+// 0.91 and cut same-frame false positives from 38 to 10; a floor of 3 gave 0.90
+// and 20.
+const (
+	frameShare = 0.2
+	frameMinDF = 2
+)
+
+// GlobalMinPages is how many kept pages, over all sites, a signature must be
+// in to count as a frame shared between sites: sister sites of one publisher
+// (measured: infoworld.com, cio.com, computerworld.com) and sites on one
+// platform share frames that a per-site count cannot see. A story and its
+// copies are in a few pages; a frame is in hundreds.
+const GlobalMinPages = 24
+
+// noSite is the site number of a site with no kept page.
+const noSite = ^uint32(0)
+
+// noNum marks a family a kept page is not indexed in.
+const noNum = ^uint32(0)
+
+// Feature families of the index.
+const (
+	famSpots   = iota // SpotSigs of the main text
+	famAF             // AF-SpotSigs, for short pages when ShortSpots is set
+	famBigrams        // word bigrams of the main text, for pages with few spot signatures
+)
+
+var famMethod = [3]string{"spotsigs", "af-spotsigs", "bigrams"}
+
+// doc is a kept page in the index.
+type doc struct {
+	ref      uint32    // Page.Ref
+	site     uint32    // site number (Index.sites)
+	url      uint64    // Page.URL
+	num      [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
+	unlikely bool      // Page.Unlikely
+	// gone: the page was withdrawn (Index.Withdraw). The matcher's indexes
+	// cannot remove a page, so it stays there and is skipped.
+	gone bool
+}
+
+// family is one feature family's index over the kept pages that have it.
+type family struct {
+	idx   *matcher.SpotSigs
+	pages []uint32 // per site number: kept pages in idx
+}
+
+// siteNames numbers site keys: kept pages hold a number, not a string each.
+type siteNames map[string]uint32
+
+func (m siteNames) num(site string) uint32 {
+	n, ok := m[site]
+	if !ok {
+		n = uint32(len(m))
+		m[site] = n
+	}
+	return n
+}
+
+// Index holds kept pages and decides whether a new page duplicates one of
+// them. With MethodSpotSigs it keeps one exact SpotSigs index per feature
+// family; the spot signatures' index serves both relations: it is searched
+// at the lower of the two thresholds and each candidate is then held to the
+// threshold of its relation. An Index is not safe for concurrent use.
+type Index struct {
+	cfg   Config
+	fam   [3]family
+	docs  []doc
+	sites siteNames
+	gone  int // withdrawn pages (doc.gone)
+	hz    *henzinger
+
+	buf  []matcher.Candidate
+	qown features.Bag // the query less its site's frame
+	qbuf features.Bag // ... and less a candidate's site's frame
+	cbuf features.Bag // a candidate less both sites' frames
+	kbuf features.Bag // a candidate's bag from the index
+	qurl uint64       // the query's Page.URL
+}
+
+// NewIndex returns an empty index.
+func NewIndex(cfg Config) (*Index, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	x := &Index{cfg: cfg, sites: siteNames{}}
+	if cfg.Method == MethodHenzinger {
+		hz, err := newHenzinger()
+		if err != nil {
+			return nil, err
+		}
+		x.hz = hz
+		return x, nil
+	}
+	for f, tau := range [3]float64{min(cfg.SameSiteTau, cfg.CrossSiteTau), cfg.ShortTau, cfg.BigramsTau} {
+		idx, err := matcher.NewSpotSigs(candidateTau(tau, cfg.FrameFilter))
+		if err != nil {
+			return nil, fmt.Errorf("near: %w", err)
+		}
+		x.fam[f].idx = idx
+	}
+	return x, nil
+}
+
+// Config is the index's configuration.
+func (x *Index) Config() Config { return x.cfg }
+
+// Len is the number of pages added, withdrawn ones included: the mark to
+// give Withdraw to forget the pages added after now.
+func (x *Index) Len() int { return len(x.docs) }
+
+// candidateTau is the threshold the index is searched at. With the frame filter,
+// a pair's similarity is judged on its bags without the frame's signatures, which
+// can be higher than on the whole bags (two copies of a story in different frames
+// share no frame signatures: removing them shrinks only the union), so candidates
+// are gathered below the threshold they will be held to.
+func candidateTau(tau float64, frame bool) float64 {
+	if frame {
+		return max(tau/2, 0.1)
+	}
+	return tau
+}
+
+// Withdraw forgets the pages added since the index had from pages: they
+// are no longer candidates, and no longer count as a site's kept pages for
+// the frame filter (see isFrame for their signatures).
+func (x *Index) Withdraw(from int) {
+	for i := from; i < len(x.docs); i++ {
+		nd := &x.docs[i]
+		if nd.gone {
+			continue
+		}
+		nd.gone = true
+		x.gone++
+		for f := range x.fam {
+			if nd.num[f] != noNum {
+				x.fam[f].pages[nd.site]--
+			}
+		}
+	}
+}
+
+// livePostings counts the pages that have key in family f and are not gone,
+// up to GlobalMinPages.
+func (x *Index) livePostings(f *family, key uint64) int {
+	n := 0
+	f.idx.Postings(key, func(id uint32) bool {
+		if !x.docs[id].gone {
+			n++
+		}
+		return n < GlobalMinPages
+	})
+	return n
+}
+
+// isFrame says whether key is a frame signature of family f for site sn: in
+// at least GlobalMinPages kept pages of any site, or in at least frameMinDF
+// and frameShare of the site's kept pages; counted in the index's posting
+// lists, which hold exactly that, so no table of counts is kept beside them
+// (a map of per-site counts was 5.8 KB of the 11.4 KB kept per page).
+//
+// Withdrawn pages are still in the posting lists. While there are none, the
+// lists' lengths are the counts; after a withdrawal, a list that could be
+// long enough only with withdrawn pages in it is read to count the live ones
+// (up to GlobalMinPages of them, past any withdrawn ones on the way): a cost
+// that only a run with a failed file pays, for the signatures the failed
+// file's pages share with later ones.
+func (x *Index) isFrame(f *family, sn uint32, key uint64) bool {
+	n := f.idx.Postings(key, nil)
+	if n >= GlobalMinPages && (x.gone == 0 || n-x.gone >= GlobalMinPages || x.livePostings(f, key) >= GlobalMinPages) {
+		return true
+	}
+	if int(sn) >= len(f.pages) || f.pages[sn] < frameMinDF {
+		return false
+	}
+	lim := max(int(frameShare*float64(f.pages[sn])), frameMinDF)
+	if n < lim {
+		return false
+	}
+	// At most GlobalMinPages postings: bounded work per signature.
+	inSite := 0
+	f.idx.Postings(key, func(id uint32) bool {
+		if x.docs[id].site == sn && !x.docs[id].gone {
+			inSite++
+		}
+		return inSite < lim
+	})
+	return inSite >= lim
+}
+
+// IsFrame says whether a spot signature is frame for a site, as the index
+// stands (see isFrame).
+func (x *Index) IsFrame(site string, key uint64) bool {
+	if x.fam[famSpots].idx == nil {
+		return false
+	}
+	sn, ok := x.sites[site]
+	if !ok {
+		sn = noSite
+	}
+	return x.isFrame(&x.fam[famSpots], sn, key)
+}
+
+// content returns b without the frame signatures of sites sn and other, in
+// dst's storage. A pair of pages is judged on what is frame for neither site:
+// a signature that one side's site shows to be frame is no evidence on the
+// other side either (measured: a Chinese blog post and its copy in a
+// news.163.com frame, 0.40 on their main text, fell under 0.25 when common
+// signatures were dropped from the copy only).
+func (x *Index) content(f *family, sn, other uint32, b features.Bag, dst features.Bag) features.Bag {
+	dst = dst[:0]
+	for _, e := range b {
+		if x.isFrame(f, sn, e.Key) || (other != sn && x.isFrame(f, other, e.Key)) {
+			continue
+		}
+		dst = append(dst, e)
+	}
+	return dst
+}
+
+// Match finds the kept page p duplicates, if any, and says whether the
+// evidence is strong enough to replace p (Match.Reason).
+//
+// By SpotSigs at the threshold of the pair's relation; for a page with few
+// spot signatures, by its word bigrams when SpotSigs finds nothing; for a
+// short page with ShortSpots, by AF-SpotSigs alone. The best candidate wins;
+// ties go to the earliest kept page (Stanford report, Best Guess).
+func (x *Index) Match(p *Page) (Match, bool) {
+	if x.hz != nil {
+		return x.hzMatch(p)
+	}
+	m, found := x.match(p)
+	if found {
+		m.Reason = x.weakEvidence(&m)
+	}
+	return m, found
+}
+
+func (x *Index) match(p *Page) (Match, bool) {
+	qsite, ok := x.sites[p.Site]
+	if !ok {
+		qsite = noSite // no kept page of the site yet
+	}
+	c := &x.cfg
+	x.qurl = p.URL
+	if p.AF != nil {
+		// Short pages of different sites can share a frame too (one vendor's
+		// platform for many local stations: measured on l3s-gn1, 0.72 for two
+		// different stories), and their little text gives a noisy Jaccard: they
+		// are held to the short-page threshold whatever the relation.
+		return x.matchIn(famAF, p.AF, qsite, c.ShortTau, c.ShortTau, 0, p.Unlikely)
+	}
+	if p.Spots != nil {
+		if m, found := x.matchIn(famSpots, p.Spots, qsite, c.SameSiteTau, c.CrossSiteTau, 0, p.Unlikely); found {
+			return m, true
+		}
+	}
+	if p.Bigrams != nil {
+		// Too little text for spot signatures: the page's word bigrams are
+		// compared with earlier captures of its URL and with pages of other
+		// sites, not with other pages of its own site, whose short "main
+		// text" is too often the site's own boilerplate. Measured on the
+		// dedupbench benchmark at 0.7: across URLs within sites, 10 false pairs
+		// for 3 true ones; with the URL, no false pair and re-capture recall
+		// from 0.943 to 0.975; across sites, 3 more true pairs and no false
+		// one (none either in the corpus's 3.6 million cross-site pairs).
+		return x.matchIn(famBigrams, p.Bigrams, qsite, c.BigramsTau, c.BigramsTau, p.URL, p.Unlikely)
+	}
+	return Match{}, false
+}
+
+// sameURL says whether kept page d is a capture of the query's URL.
+func (x *Index) sameURL(d *doc) bool { return d.url == x.qurl }
+
+// matchIn matches bag against family f's index: every candidate the exact
+// matcher gathers is judged on what is frame for neither site (with the frame
+// filter) and held to the threshold of its relation. A candidate that misses
+// it may still be a containment (SpotSigs only: see ContainShare). If url is
+// set, the kept pages of the query's own site are candidates only if their
+// canonical URL has that hash (URLKey). If unlikely is set, or a candidate of
+// the query's site has its main text in containers named as furniture, that
+// candidate must be a capture of the query's URL.
+func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau float64, url uint64, unlikely bool) (Match, bool) {
+	fm := &x.fam[f]
+	x.buf = fm.idx.MatchAll(bag, x.buf[:0])
+	frame := x.cfg.FrameFilter
+	if frame {
+		// The page less its own site's frame, once; each candidate of another
+		// site takes that site's frame off it too.
+		x.qown = x.content(fm, qsite, qsite, bag, x.qown)
+	}
+	best, bestSim := -1, 0.0
+	bestShared := 0
+	// The best containment among candidates that are not near duplicates:
+	// the share of the smaller side's text found in the larger.
+	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
+	for i, c := range x.buf {
+		kd := &x.docs[c.ID]
+		if kd.gone {
+			continue
+		}
+		if url != 0 && kd.url != url && kd.site == qsite {
+			continue
+		}
+		if (unlikely || kd.unlikely) && kd.site == qsite && !x.sameURL(kd) {
+			// Text from containers named as furniture may be the site's own
+			// boilerplate, the same on pages with no story (measured on
+			// stylescout.blogspot.com: an app's blurb in the sidebar of two
+			// photo posts, 1.00): within its site such a page is compared
+			// with captures of its own URL only, as bigrams are.
+			continue
+		}
+		tau := crossTau
+		if kd.site == qsite {
+			tau = sameTau
+		}
+		q := bag
+		x.kbuf = fm.idx.AppendBag(x.kbuf[:0], int(kd.num[f]))
+		k := x.kbuf
+		if frame {
+			q = x.qown
+			if kd.site != qsite {
+				x.qbuf = x.content(fm, kd.site, kd.site, x.qown, x.qbuf)
+				q = x.qbuf
+			}
+			x.cbuf = x.content(fm, kd.site, qsite, x.kbuf, x.cbuf)
+			k = x.cbuf
+			if len(q) == 0 || len(k) == 0 {
+				// Nothing but frame: no evidence either way, unless the
+				// candidate is an earlier capture of the same URL, whose text
+				// is then judged whole (a post whose every sentence is also
+				// on other pages of its blog platform, re-captured).
+				if !x.sameURL(kd) {
+					continue
+				}
+				q, k = bag, x.kbuf
+			}
+		}
+		in, lq, lk := features.Intersection(q, k), q.Len(), k.Len()
+		sim := float64(in) / float64(lq+lk-in)
+		if sim >= tau {
+			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
+				best, bestSim = i, sim
+				bestShared = features.SharedKeys(q, k)
+			}
+			continue
+		}
+		if best >= 0 || f != famSpots {
+			continue // a near duplicate is found already; other families are for short texts
+		}
+		small, holds := lk, true // holds: the query holds the kept page's text
+		if lq < lk {
+			small, holds = lq, false
+		}
+		share := float64(in) / float64(small)
+		if small >= minContainSpots && share >= ContainShare &&
+			(cont < 0 || share > contShare || (share == contShare && c.ID < x.buf[cont].ID)) {
+			cont, contShare, contSim, contHolds = i, share, sim, holds
+		}
+	}
+	rel := func(kd *doc) Relation {
+		if kd.site == qsite {
+			return SameSite
+		}
+		return CrossSite
+	}
+	switch {
+	case best >= 0:
+		kd := &x.docs[x.buf[best].ID]
+		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: bestSim, Relation: rel(kd),
+			Shared: bestShared}, true
+	case cont >= 0:
+		kd := &x.docs[x.buf[cont].ID]
+		how := HeldByKept
+		if contHolds {
+			how = HoldsKept
+		}
+		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: contSim, Relation: rel(kd),
+			Contain: how, Share: contShare}, true
+	}
+	return Match{}, false
+}
+
+// Add keeps a page: it is a candidate for later pages, and its signatures
+// count towards its site's frame. A page that is not OK is ignored.
+func (x *Index) Add(p *Page) {
+	if !p.OK() {
+		return
+	}
+	if x.hz != nil {
+		x.hzAdd(p)
+		return
+	}
+	id := uint32(len(x.docs))
+	nd := doc{ref: p.Ref, site: x.sites.num(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely}
+	bags := [3]features.Bag{famBigrams: p.Bigrams}
+	if p.AF != nil {
+		bags[famAF] = p.AF
+	} else {
+		bags[famSpots] = p.Spots
+	}
+	// The page is in docs, with each of its numbers, before it is in a
+	// family's index: a candidate id always has its page, and a withdrawal
+	// finds every family the page was counted in.
+	x.docs = append(x.docs, nd)
+	xd := &x.docs[id]
+	for f, bag := range bags {
+		if len(bag) == 0 {
+			continue
+		}
+		fm := &x.fam[f]
+		for int(nd.site) >= len(fm.pages) {
+			fm.pages = append(fm.pages, 0)
+		}
+		xd.num[f] = uint32(fm.idx.Len())
+		fm.pages[nd.site]++
+		fm.idx.Add(id, bag)
+		if fm.idx.Len() != int(xd.num[f])+1 {
+			panic("near: a page was not added to the index")
+		}
+	}
+}
+
+// SpotSignatures counts the pages in the spot signatures' index and the
+// distinct signatures they hold, withdrawn pages included.
+func (x *Index) SpotSignatures() (pages, sigs int) {
+	idx := x.fam[famSpots].idx
+	if idx == nil {
+		return 0, 0
+	}
+	var b features.Bag
+	for i := range idx.Len() {
+		b = idx.AppendBag(b[:0], i)
+		sigs += len(b)
+	}
+	return idx.Len(), sigs
+}

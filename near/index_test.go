@@ -1,0 +1,86 @@
+package near
+
+import (
+	"testing"
+
+	"github.com/warcdedup/warcdedup/features"
+)
+
+func TestCanonURL(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"http://www.Example.com/a/B?x=1", "example.com/a/B?x=1"},
+		{"https://example.com/a/", "example.com/a"},
+		{"http://example.com/#top", "example.com"},
+		{"example.com/p?id=1#c", "example.com/p?id=1"},
+		{"http://WWW.EXAMPLE.COM", "example.com"},
+	} {
+		if got := CanonURL(tc.a); got != tc.b {
+			t.Errorf("CanonURL(%q) = %q, want %q", tc.a, got, tc.b)
+		}
+	}
+	if CanonURL("http://example.com/A") == CanonURL("http://example.com/a") {
+		t.Error("path case must count")
+	}
+	if URLKey("http://www.example.com/a/") != URLKey("https://example.com/a") || URLKey("x") == 0 {
+		t.Error("URLKey must follow CanonURL and never be 0")
+	}
+}
+
+// bagOf is a bag of the keys, each once.
+func bagOf(keys ...uint64) features.Bag {
+	var b features.Bag
+	for _, k := range keys {
+		b = append(b, features.Entry{Key: k, N: 1})
+	}
+	return b
+}
+
+// TestWithdrawFrameCounts: withdrawn pages no longer count toward the frame
+// filter: after a withdrawal, every signature is frame for every site exactly
+// when it is in an index that never held the withdrawn pages. The withdrawn
+// pages make signature 1 frame across sites (in GlobalMinPages pages) and
+// signature 5 frame for site s3.
+func TestWithdrawFrameCounts(t *testing.T) {
+	var live, gone []*Page
+	for i := range 3 {
+		live = append(live, &Page{Site: "s1", Spots: bagOf(1, 2, 3, uint64(100+i))})
+	}
+	for i := range 2 {
+		live = append(live, &Page{Site: "s2", Spots: bagOf(1, 2, uint64(200+i))})
+	}
+	for i := range GlobalMinPages {
+		gone = append(gone, &Page{Site: "s1", Spots: bagOf(1, 4, uint64(300+i))})
+	}
+	for i := range 5 {
+		gone = append(gone, &Page{Site: "s3", Spots: bagOf(5, uint64(400+i))})
+	}
+	newIndex := func() *Index {
+		x, err := NewIndex(DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	add := func(x *Index, ps []*Page) {
+		for _, p := range ps {
+			p.Ref = uint32(x.Len())
+			x.Add(p)
+		}
+	}
+	withGone, want := newIndex(), newIndex()
+	add(withGone, live)
+	mark := withGone.Len()
+	add(withGone, gone)
+	if !withGone.IsFrame("s3", 5) || !withGone.IsFrame("s2", 1) {
+		t.Fatal("the pages to withdraw do not make signatures 1 and 5 frame: the test tests nothing")
+	}
+	withGone.Withdraw(mark)
+	add(want, live)
+	for _, site := range []string{"s1", "s2", "s3", "elsewhere"} {
+		for key := range uint64(500) {
+			if g, w := withGone.IsFrame(site, key), want.IsFrame(site, key); g != w {
+				t.Errorf("site %s, signature %d: frame %v after the withdrawal, %v without the pages", site, key, g, w)
+			}
+		}
+	}
+}
