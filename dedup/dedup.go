@@ -602,7 +602,7 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 	return d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
 		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
-		Reason: reason})
+		Reason: reason, Shared: m.Shared, Signatures: m.Sigs, KeptSignatures: m.KeptSigs})
 }
 
 // writeContainment writes a page that holds a kept page's text, or is held in
@@ -635,7 +635,7 @@ func (d *Deduper) writeContainment(name string, it *item, self ref, m match, w *
 	return d.report.containment(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
 		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
 		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
-		Direction: dir, Containment: m.Share})
+		Direction: dir, Containment: m.Share, Signatures: m.Sigs, KeptSignatures: m.KeptSigs})
 }
 
 // resolve reads the kept record of a match back from the store.

@@ -33,6 +33,12 @@ type Duplicate struct {
 	// and the share of the smaller side's text found in the other.
 	Direction   string  `json:"direction,omitempty"`
 	Containment float64 `json:"containment,omitempty"`
+	// The evidence of a near duplicate or containment: distinct content
+	// signatures (what is frame for neither site) the two share, and the
+	// size of each side's content.
+	Shared         int `json:"shared_signatures,omitempty"`
+	Signatures     int `json:"signatures,omitempty"`
+	KeptSignatures int `json:"kept_signatures,omitempty"`
 }
 
 // Cluster is the report's line for a kept record and every record found to

@@ -325,10 +325,11 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		x.qown = x.content(fm, qsite, qsite, bag, x.qown)
 	}
 	best, bestSim := -1, 0.0
-	bestShared := 0
+	bestShared, bestLq, bestLk := 0, 0, 0
 	// The best containment among candidates that are not near duplicates:
 	// the share of the smaller side's text found in the larger.
 	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
+	contLq, contLk := 0, 0
 	for i, c := range x.buf {
 		kd := &x.docs[c.ID]
 		if kd.gone {
@@ -376,7 +377,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		if sim >= tau {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
-				bestShared = features.SharedKeys(q, k)
+				bestShared, bestLq, bestLk = features.SharedKeys(q, k), lq, lk
 			}
 			continue
 		}
@@ -391,6 +392,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		if small >= minContainSpots && share >= ContainShare &&
 			(cont < 0 || share > contShare || (share == contShare && c.ID < x.buf[cont].ID)) {
 			cont, contShare, contSim, contHolds = i, share, sim, holds
+			contLq, contLk = lq, lk
 		}
 	}
 	rel := func(kd *doc) Relation {
@@ -403,7 +405,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: bestSim, Relation: rel(kd),
-			Shared: bestShared}, true
+			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := HeldByKept
@@ -411,7 +413,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 			how = HoldsKept
 		}
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: contSim, Relation: rel(kd),
-			Contain: how, Share: contShare}, true
+			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk}, true
 	}
 	return Match{}, false
 }

@@ -29,6 +29,9 @@ type Match struct {
 	// Shared is the evidence behind Similarity: how many distinct content
 	// signatures (what is frame for neither site) the two pages share.
 	Shared int
+	// Sigs and KeptSigs are the sizes of the two multi-sets compared: the
+	// new page's and the kept page's content signatures.
+	Sigs, KeptSigs int
 	// For a containment, not a near duplicate (see ContainShare): which side
 	// holds the other's text, and the share of the smaller side held.
 	Contain Containment
