@@ -180,10 +180,11 @@ func unlikelyName(v []byte) bool {
 // consentName says whether an element's class and id values name a cookie
 // or consent dialog, whose text is never a page's content: trafilatura drops
 // such elements outright (xpaths.py, OVERALL_DISCARD_XPATH: "cookie" in a
-// class or id, "consent" in a class), as do the names of the consent
-// platforms that most sites embed (OneTrust, its former name Optanon,
-// Didomi, Usercentrics, Cookiebot), except in the class names WordPress
-// gives a post for its tags and categories. Their dialogs are long legal prose,
+// class or id, "consent" in a class). Here: "consent", "gdpr", the names of
+// the consent platforms most sites embed (OneTrust, its former name
+// Optanon, Didomi, Usercentrics, Cookiebot), and "cookie" with a word that
+// makes it a banner; not in the class names WordPress gives a post for its
+// tags and categories. Their dialogs are long legal prose,
 // the same on every site that runs them: a main text made of it makes pages
 // of unrelated sites near duplicates (measured on wcxb: a forum thread, a
 // recipe listing and a recipe page shared 106 signatures of OneTrust's
@@ -195,9 +196,20 @@ func consentName(v []byte) bool {
 		if bytes.HasPrefix(tok, []byte("tag-")) || bytes.HasPrefix(tok, []byte("category-")) {
 			continue
 		}
-		for _, w := range []string{"cookie", "consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics"} {
+		for _, w := range []string{"consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics", "cookiebot"} {
 			if bytes.Contains(tok, []byte(w)) {
 				return true
+			}
+		}
+		// A cookie banner, not a page about cookies: a site's cookie
+		// policy is a page of its own (measured: data.gov.uk's
+		// <div id="cookies-policy"> holds the policy page's text).
+		if bytes.Contains(tok, []byte("cookie")) {
+			for _, w := range []string{"banner", "notice", "bar", "popup", "pop-up", "law", "message", "alert",
+				"modal", "overlay", "dialog", "accept", "warning", "notification", "disclaimer"} {
+				if bytes.Contains(tok, []byte(w)) {
+					return true
+				}
 			}
 		}
 	}

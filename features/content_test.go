@@ -68,6 +68,8 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council", "ferry"}, []string{"partners", "adverts", "browsing"}, true},
 		{"a WordPress tag that names cookies is not a consent dialog", `<body><div class="post-1 post tag-cookie-recipes category-cookies">` + storyPara + `</div></body>`,
 			[]string{"council", "ferry"}, nil, true},
+		{"a page about cookies is not a cookie banner", `<body><div class="panel-display" id="cookies-policy">` + storyPara + `</div></body>`,
+			[]string{"council", "ferry"}, nil, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
 		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,
