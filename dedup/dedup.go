@@ -100,6 +100,8 @@ type Stats struct {
 	NearCrossSite   int // ... of a page of another site (the two add up to NearRevisits)
 	WeakEvidence    int // near duplicates kept and annotated for too little shared text (Options.MinEvidence)
 	DuplicateIDs    int // records whose WARC-Record-ID an earlier record of the run had
+	Seeded          int // records read from an index of earlier runs (Seed)
+	LaterKept       int // duplicates kept whole because the kept copy was captured after them
 }
 
 // clone returns a copy of s that shares no map with it.
@@ -130,6 +132,10 @@ type Deduper struct {
 	ids    *idSet
 	Stats  Stats
 
+	outName     string // the next Run's output file (SetOutput)
+	ran         bool   // a Run has started: no more Seeds
+	seedRefs    uint32 // references and near pages that are seeds (Seed)
+	seedPages   int
 	undo        undo // how to withdraw the current or last Run
 	canWithdraw bool // the last Run succeeded and nothing was started since
 	// broken is set by a panic in the decision loop, which may have left the
@@ -223,6 +229,7 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 	if err := d.begin(); err != nil {
 		return err
 	}
+	d.ran = true
 	defer func() {
 		if err != nil {
 			d.withdraw()
@@ -518,13 +525,29 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		d.Stats.DigestConflicts++
 		return d.pass(w, rec, raw)
 	}
+	if dup && later(kept.date, rec.Header.Get("WARC-Date")) {
+		// The kept copy was captured after this one: this capture stays
+		// whole rather than point forward in time.
+		d.Stats.LaterKept++
+		return d.pass(w, rec, raw)
+	}
 	if !dup {
 		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
-			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256}
+			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256,
+			file: d.outName, offset: w.Offset()}
 		var m match
 		found := false
 		if it.page.OK() {
 			m.Match, found = d.nearIdx().Match(it.page)
+		}
+		if found {
+			if err := d.resolve(&m); err != nil {
+				return err
+			}
+			if later(m.kept.date, r.date) {
+				d.Stats.LaterKept++
+				found = false
+			}
 		}
 		if found && m.Contain == near.NotContained {
 			return d.writeNear(name, it, r, m, w)

@@ -19,6 +19,10 @@ type ref struct {
 	// prove two payloads identical (SHAttered, Stevens et al., CRYPTO 2017:
 	// two PDFs with one SHA-1), so an exact duplicate must agree on it too.
 	sha256 [32]byte
+	// file and offset: the output file the record was written to, and
+	// where its record starts there (Deduper.SetOutput), for the index.
+	file   string
+	offset int64
 }
 
 // refStore keeps the references of the kept records, one per payload digest,
@@ -96,10 +100,11 @@ func (s *refStore) add(r ref) (uint32, error) {
 		}
 	}
 	b := s.buf[:0]
-	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed} {
+	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed, r.file} {
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
 	}
+	b = binary.AppendUvarint(b, uint64(r.offset))
 	b = append(b, r.sha256[:]...)
 	s.buf = b
 	n := uint32(len(s.off))
@@ -152,7 +157,7 @@ func (s *refStore) get(n uint32) (ref, error) {
 	if _, err := s.f.ReadAt(b, start); err != nil {
 		return ref{}, s.fail(err)
 	}
-	var v [5]string
+	var v [6]string
 	for i := range v {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
@@ -160,7 +165,12 @@ func (s *refStore) get(n uint32) (ref, error) {
 		}
 		v[i], b = string(b[k:k+int(l)]), b[k+int(l):]
 	}
-	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4]}
+	off, k := binary.Uvarint(b)
+	if k <= 0 {
+		return ref{}, s.fail(io.ErrUnexpectedEOF)
+	}
+	b = b[k:]
+	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], offset: int64(off)}
 	if copy(r.sha256[:], b) != len(r.sha256) || len(b) != len(r.sha256) {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)
 	}
@@ -193,4 +203,14 @@ func (s *refStore) close() error {
 	}
 	s.f = nil
 	return err
+}
+
+// len is the number of references added, withdrawn ones included.
+func (s *refStore) len() int { return len(s.off) }
+
+// live says whether reference n is its digest's kept record (it was not
+// withdrawn, nor replaced).
+func (s *refStore) live(n uint32, r ref) bool {
+	m, ok := s.byKey[keyOf(r.digest)]
+	return ok && m == n
 }

@@ -19,6 +19,7 @@ const (
 type henzinger struct {
 	sim    *matcher.Simhash384
 	shingl [][6]uint64
+	sims   [][6]uint64 // the fingerprints, for Index.Page
 	hits   []matcher.Hit
 }
 
@@ -71,7 +72,8 @@ func (x *Index) hzMatch(p *Page) (Match, bool) {
 
 func (x *Index) hzAdd(p *Page) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, doc{ref: p.Ref, site: x.sites.num(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}})
+	x.docs = append(x.docs, doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}})
 	x.hz.shingl = append(x.hz.shingl, p.Shingles)
+	x.hz.sims = append(x.hz.sims, p.Sim384)
 	x.hz.sim.Add(id, p.Sim384)
 }

@@ -102,7 +102,8 @@ type Index struct {
 	fam   [3]family
 	docs  []doc
 	sites siteNames
-	gone  int // withdrawn pages (doc.gone)
+	names []string // site keys by number
+	gone  int      // withdrawn pages (doc.gone)
 	hz    *henzinger
 
 	buf  []matcher.Candidate
@@ -429,7 +430,7 @@ func (x *Index) Add(p *Page) {
 		return
 	}
 	id := uint32(len(x.docs))
-	nd := doc{ref: p.Ref, site: x.sites.num(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely}
+	nd := doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely}
 	bags := [3]features.Bag{famBigrams: p.Bigrams}
 	if p.AF != nil {
 		bags[famAF] = p.AF
@@ -471,4 +472,33 @@ func (x *Index) SpotSignatures() (pages, sigs int) {
 		sigs += len(b)
 	}
 	return idx.Len(), sigs
+}
+
+// siteNum numbers a site key.
+func (x *Index) siteNum(site string) uint32 {
+	n := x.sites.num(site)
+	if int(n) == len(x.names) {
+		x.names = append(x.names, site)
+	}
+	return n
+}
+
+// Page returns the i-th page added, as it was added, or false if it was
+// withdrawn: what a run hands on to the next (see package index).
+func (x *Index) Page(i int) (*Page, bool) {
+	d := &x.docs[i]
+	if d.gone {
+		return nil, false
+	}
+	p := &Page{Ref: d.ref, Site: x.names[d.site], URL: d.url, Unlikely: d.unlikely}
+	if x.hz != nil {
+		p.Henzinger, p.Shingles, p.Sim384 = true, x.hz.shingl[i], x.hz.sims[i]
+		return p, true
+	}
+	for f, bag := range [3]*features.Bag{&p.Spots, &p.AF, &p.Bigrams} {
+		if d.num[f] != noNum {
+			*bag = x.fam[f].idx.AppendBag(nil, int(d.num[f]))
+		}
+	}
+	return p, true
 }

@@ -72,10 +72,12 @@ func CanonURL(u string) string {
 	return host + strings.TrimSuffix(rest, "/")
 }
 
-// pageVersion is the first byte of a Page's binary form. A reader refuses
+// PageFormat is the first byte of a Page's binary form. A reader refuses
 // any other: a page written by another version of the analysis would be
 // compared on features that mean something else.
-const pageVersion = 1
+const PageFormat = 1
+
+const pageVersion = PageFormat
 
 // Flags of the binary form.
 const (

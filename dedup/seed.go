@@ -1,0 +1,78 @@
+package dedup
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/warcdedup/warcdedup/index"
+)
+
+// SetOutput names the output file the next Run writes to, for the kept
+// records it hands on to an index (Kept).
+func (d *Deduper) SetOutput(name string) { d.outName = name }
+
+// Seed adds a record kept by an earlier run, read from an index: a later
+// record with its payload, or a near duplicate of its page, becomes a
+// revisit of it. Seeds come before the first Run, and a Run's withdrawal
+// does not take them back.
+func (d *Deduper) Seed(r *index.Record) error {
+	if d.ran {
+		return fmt.Errorf("dedup: Seed after Run")
+	}
+	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
+		sha256: r.SHA256, file: r.File, offset: r.Offset})
+	if err != nil {
+		return err
+	}
+	d.seedRefs = n + 1
+	if r.Page.OK() {
+		r.Page.Ref = n
+		d.nearIdx().Add(r.Page)
+		d.seedPages = d.near.Len()
+	}
+	d.Stats.Seeded++
+	return nil
+}
+
+// Kept calls fn for every record this Deduper's Runs kept and did not
+// withdraw, in the order they were kept, with its near-duplicate page if it
+// has one: what an index takes from the run. It is called after the last
+// Run and before Close, which releases the kept records' store.
+func (d *Deduper) Kept(fn func(*index.Record) error) error {
+	pages := map[uint32]int{}
+	if d.near != nil {
+		for i := d.seedPages; i < d.near.Len(); i++ {
+			if p, ok := d.near.Page(i); ok {
+				pages[p.Ref] = i
+			}
+		}
+	}
+	for n := uint32(d.seedRefs); int(n) < d.exact.len(); n++ {
+		r, err := d.exact.get(n)
+		if err != nil {
+			return err
+		}
+		if !d.exact.live(n, r) {
+			continue
+		}
+		rec := &index.Record{ID: r.id, URI: r.uri, Date: r.date, Digest: r.digest, Computed: r.computed,
+			SHA256: r.sha256, File: r.file, Offset: r.offset}
+		if i, ok := pages[n]; ok {
+			rec.Page, _ = d.near.Page(i)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// later says whether WARC-Date a is after b. A capture is never made a
+// revisit of a later one: the earliest capture is the one an archive keeps
+// (Heritrix's DeDuplicator and wget --warc-dedup point revisits back in
+// time). Dates that do not parse are not compared.
+func later(a, b string) bool {
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	return err1 == nil && err2 == nil && ta.After(tb)
+}

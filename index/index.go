@@ -1,0 +1,560 @@
+// Package index keeps what earlier runs kept, so that a new crawl is
+// deduplicated against every earlier one without reading their WARCs again:
+// the seeded matching of the Stanford report on SpotSigs (Sec. 3.3.4), and
+// what Heritrix's DeDuplicator, wget's --warc-dedup and jwarc's dedupe do for
+// exact duplicates.
+//
+// An index is a directory: a MANIFEST (JSON) naming its segments, one
+// segment file per successful run, and a lock file. A segment holds one
+// entry per kept record (its ID, URI, date, payload digests, and the output
+// file and offset it was written to) with the record's near-duplicate page
+// (near.Page's binary form), if it has one, and ends with a count and a
+// CRC-32C of all that precedes.
+//
+// Storage: segments are written once and never changed, and a run adds its
+// segment by writing it under a temporary name, syncing it, renaming it,
+// and then replacing the MANIFEST the same way. A run that fails or is
+// killed at any moment leaves the MANIFEST as it was, and the index with it;
+// a segment that no MANIFEST names is removed by the next run. Loading reads
+// the segments front to back once, at disk speed: the matcher's indexes are
+// built in memory from the pages anyway, so a store with random access
+// (go.etcd.io/bbolt, cockroachdb/pebble) would add a copy of every page and
+// a write path with its own recovery for lookups the run never makes.
+//
+// Two runs on one index: the second fails at once with ErrLocked (flock on
+// DIR/lock). An index written by another format, or with another analysis
+// of pages, is refused with ErrFormat.
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/warcdedup/warcdedup/near"
+)
+
+// Format is the version of the directory's layout, the MANIFEST and the
+// segments.
+const Format = 1
+
+const (
+	manifestName = "MANIFEST"
+	lockName     = "lock"
+	segMagic     = "WARCDEDUP-SEGMENT-1\n"
+	segTrailer   = "WARCDEDUP-END\n"
+)
+
+var (
+	// ErrLocked: another run holds the index.
+	ErrLocked = errors.New("index: in use by another run")
+	// ErrFormat: the index was written by another version or with another
+	// analysis of pages.
+	ErrFormat = errors.New("index: written by another version or configuration")
+	// ErrDamaged: a segment does not read back as it was written.
+	ErrDamaged = errors.New("index: damaged")
+)
+
+// Record is a kept record, as a later revisit refers to it.
+type Record struct {
+	ID, URI, Date string
+	Digest        string   // the payload digest as recorded (or computed, if none was)
+	Computed      string   // the payload digest computed by warcdedup
+	SHA256        [32]byte // the payload's SHA-256
+	File          string   // the output file it was written to
+	Offset        int64    // ... and where its record starts there
+	// Page is the record's near-duplicate page, or nil.
+	Page *near.Page
+}
+
+// Segment is a run's addition to the index, as the MANIFEST lists it.
+type Segment struct {
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+	Records int       `json:"records"`
+	Pages   int       `json:"pages"`
+	Bytes   int64     `json:"bytes"`
+	CRC32C  uint32    `json:"crc32c"`
+	Inputs  []string  `json:"inputs,omitempty"`
+}
+
+type manifest struct {
+	Format   int       `json:"format"`
+	Analysis string    `json:"analysis"`
+	Segments []Segment `json:"segments"`
+}
+
+// Index is an open index directory, locked for this process.
+type Index struct {
+	dir      string
+	lock     *os.File
+	man      manifest
+	analysis string
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Open opens the index in dir, creating it if it does not exist, and locks
+// it. analysis names how pages are analysed (see Analysis): an index of
+// pages analysed otherwise is refused, since their signatures would not be
+// comparable. Segments no MANIFEST names (left by a run that was killed)
+// are removed.
+func Open(dir, analysis string) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+		}
+		return nil, fmt.Errorf("index %s: lock: %w", dir, err)
+	}
+	ix := &Index{dir: dir, lock: lf, analysis: analysis}
+	if err := ix.readManifest(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.removeStale(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Analysis describes a near.Config's analysis of pages, the part that makes
+// pages comparable (not the thresholds, which a run may change).
+func Analysis(c near.Config) string {
+	m := "spotsigs"
+	if c.Method == near.MethodHenzinger {
+		m = "henzinger"
+	}
+	return fmt.Sprintf("%s main-text=%v short-spots=%d bigrams-below=%d page-format=%d", m, c.MainText, c.ShortSpots, c.BigramsBelow, near.PageFormat)
+}
+
+func (ix *Index) readManifest() error {
+	b, err := os.ReadFile(filepath.Join(ix.dir, manifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		ix.man = manifest{Format: Format, Analysis: ix.analysis}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	var probe struct {
+		Format int `json:"format"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("%w: %s: MANIFEST: %v", ErrDamaged, ix.dir, err)
+	}
+	if probe.Format != Format {
+		return fmt.Errorf("%w: %s has format %d; this warcdedup reads format %d", ErrFormat, ix.dir, probe.Format, Format)
+	}
+	if err := json.Unmarshal(b, &ix.man); err != nil {
+		return fmt.Errorf("%w: %s: MANIFEST: %v", ErrDamaged, ix.dir, err)
+	}
+	if ix.analysis != "" && ix.man.Analysis != ix.analysis {
+		return fmt.Errorf("%w: %s holds pages analysed as %q; this run analyses them as %q", ErrFormat, ix.dir, ix.man.Analysis, ix.analysis)
+	}
+	return nil
+}
+
+// removeStale removes segment files the MANIFEST does not name, and
+// temporary files: what a killed run left.
+func (ix *Index) removeStale() error {
+	named := map[string]bool{}
+	for _, s := range ix.man.Segments {
+		named[s.Name] = true
+	}
+	ents, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasSuffix(n, ".tmp") || (strings.HasPrefix(n, "seg-") && !named[n]) {
+			if err := os.Remove(filepath.Join(ix.dir, n)); err != nil {
+				return fmt.Errorf("index %s: removing %s left by a run that did not finish: %w", ix.dir, n, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close releases the lock.
+func (ix *Index) Close() error {
+	if ix.lock == nil {
+		return nil
+	}
+	err := ix.lock.Close()
+	ix.lock = nil
+	return err
+}
+
+// Segments lists the index's segments, oldest first.
+func (ix *Index) Segments() []Segment { return append([]Segment(nil), ix.man.Segments...) }
+
+// Dir is the index's directory.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Load calls fn for every record of the index, oldest segment first and in
+// the order each run kept them.
+func (ix *Index) Load(fn func(*Record) error) error {
+	for _, s := range ix.man.Segments {
+		if err := ix.loadSegment(s, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ix *Index) loadSegment(s Segment, fn func(*Record) error) error {
+	name := filepath.Join(ix.dir, s.Name)
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrDamaged, name, err)
+	}
+	defer f.Close()
+	damaged := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrDamaged, name, fmt.Sprintf(format, a...))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", name, err)
+	}
+	if st.Size() != s.Bytes {
+		return damaged("%d bytes, the MANIFEST says %d", st.Size(), s.Bytes)
+	}
+	// The CRC covers every byte before it: the magic, each entry with its
+	// length, and the count. It is summed over the bytes as they are
+	// consumed (a length is summed as written, in its canonical form: a
+	// length written otherwise fails the comparison, as damage should).
+	crc := crc32.New(castagnoli)
+	r := bufio.NewReaderSize(f, 256<<10)
+	magic := make([]byte, len(segMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != segMagic {
+		return damaged("not a segment")
+	}
+	crc.Write(magic)
+	var buf []byte
+	var lb [binary.MaxVarintLen64]byte
+	for n := 0; n < s.Records; n++ {
+		l, err := binary.ReadUvarint(r)
+		if err != nil || l > 1<<30 {
+			return damaged("entry %d cut short", n)
+		}
+		crc.Write(lb[:binary.PutUvarint(lb[:], l)])
+		if cap(buf) < int(l) {
+			buf = make([]byte, l)
+		}
+		buf = buf[:l]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return damaged("entry %d cut short", n)
+		}
+		crc.Write(buf)
+		rec, err := decodeRecord(buf)
+		if err != nil {
+			return damaged("entry %d: %v", n, err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	var tail [8 + 4 + len(segTrailer)]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return damaged("trailer cut short")
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return damaged("bytes after the trailer")
+	}
+	crc.Write(tail[:8])
+	if binary.LittleEndian.Uint64(tail[:8]) != uint64(s.Records) || string(tail[12:]) != segTrailer {
+		return damaged("bad trailer")
+	}
+	if got := binary.LittleEndian.Uint32(tail[8:12]); got != crc.Sum32() || got != s.CRC32C {
+		return damaged("CRC-32C %08x, the file says %08x, the MANIFEST %08x", crc.Sum32(), got, s.CRC32C)
+	}
+	return nil
+}
+
+// Writer writes a new segment. Nothing is visible in the index until
+// Commit.
+type Writer struct {
+	ix      *Index
+	seg     Segment
+	tmp     string
+	f       *os.File
+	w       *bufio.Writer
+	crc     hash.Hash32
+	buf     []byte
+	err     error
+	done    bool
+	entries int
+}
+
+// NewWriter starts a segment for this run's kept records.
+func (ix *Index) NewWriter(inputs []string) (*Writer, error) {
+	num := 1
+	for _, s := range ix.man.Segments {
+		var k int
+		if _, err := fmt.Sscanf(s.Name, "seg-%d.wdx", &k); err == nil && k >= num {
+			num = k + 1
+		}
+	}
+	name := fmt.Sprintf("seg-%06d.wdx", num)
+	tmp := filepath.Join(ix.dir, name+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	w := &Writer{ix: ix, seg: Segment{Name: name, Inputs: inputs}, tmp: tmp, f: f, crc: crc32.New(castagnoli)}
+	w.w = bufio.NewWriterSize(io.MultiWriter(f, w.crc), 256<<10)
+	w.write([]byte(segMagic))
+	return w, w.err
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.w.Write(b); err != nil {
+		w.err = fmt.Errorf("index %s: writing %s: %w", w.ix.dir, w.tmp, err)
+	}
+	w.seg.Bytes += int64(len(b))
+}
+
+// Add appends a kept record.
+func (w *Writer) Add(r *Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	b, err := appendRecord(w.buf[:0], r)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.buf = b
+	var l [binary.MaxVarintLen64]byte
+	w.write(l[:binary.PutUvarint(l[:], uint64(len(b)))])
+	w.write(b)
+	w.seg.Records++
+	if r.Page != nil {
+		w.seg.Pages++
+	}
+	return w.err
+}
+
+// testCrash, if set by a test, is called at each step of Commit with the
+// step's name; a test that kills the process there checks that the index
+// is unchanged.
+var testCrash func(step string)
+
+func crashPoint(step string) {
+	if testCrash != nil {
+		testCrash(step)
+	}
+}
+
+// Commit makes the segment part of the index: the segment is synced and
+// renamed, then the MANIFEST is replaced through a synced temporary file.
+func (w *Writer) Commit() error {
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	var cnt [8]byte
+	binary.LittleEndian.PutUint64(cnt[:], uint64(w.seg.Records))
+	w.write(cnt[:])
+	if w.err == nil {
+		if err := w.w.Flush(); err != nil {
+			w.err = fmt.Errorf("index %s: writing %s: %w", w.ix.dir, w.tmp, err)
+		}
+	}
+	w.seg.CRC32C = w.crc.Sum32()
+	var c [4]byte
+	binary.LittleEndian.PutUint32(c[:], w.seg.CRC32C)
+	w.write(c[:])
+	w.write([]byte(segTrailer))
+	if w.err == nil {
+		if err := w.w.Flush(); err != nil {
+			w.err = fmt.Errorf("index %s: writing %s: %w", w.ix.dir, w.tmp, err)
+		}
+	}
+	crashPoint("segment-written")
+	if w.err == nil {
+		if err := w.f.Sync(); err != nil {
+			w.err = fmt.Errorf("index %s: sync %s: %w", w.ix.dir, w.tmp, err)
+		}
+	}
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	if err := w.f.Close(); err != nil {
+		w.err = err
+		w.Abort()
+		return err
+	}
+	w.f = nil
+	final := filepath.Join(w.ix.dir, w.seg.Name)
+	if err := os.Rename(w.tmp, final); err != nil {
+		w.err = fmt.Errorf("index %s: %w", w.ix.dir, err)
+		w.Abort()
+		return w.err
+	}
+	w.tmp = final // Abort removes it until the MANIFEST names it
+	crashPoint("segment-renamed")
+	w.seg.Created = time.Now().UTC().Truncate(time.Second)
+	man := w.ix.man
+	man.Analysis = w.ix.analysis
+	man.Segments = append(append([]Segment(nil), man.Segments...), w.seg)
+	if err := writeManifest(w.ix.dir, man); err != nil {
+		w.err = err
+		w.Abort()
+		return err
+	}
+	w.ix.man = man
+	w.done = true
+	return nil
+}
+
+// Abort removes the segment being written. It is a no-op after Commit.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	os.Remove(w.tmp)
+}
+
+func writeManifest(dir string, man manifest) error {
+	b, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	tmp := filepath.Join(dir, manifestName+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	_, err = f.Write(b)
+	crashPoint("manifest-written")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, manifestName))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index %s: MANIFEST: %w", dir, err)
+	}
+	crashPoint("manifest-renamed")
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Stats sums an index's segments.
+type Stats struct {
+	Segments, Records, Pages int
+	Bytes                    int64
+	First, Last              time.Time
+}
+
+// Stats sums the index's segments.
+func (ix *Index) Stats() Stats {
+	var s Stats
+	for _, g := range ix.man.Segments {
+		s.Segments++
+		s.Records += g.Records
+		s.Pages += g.Pages
+		s.Bytes += g.Bytes
+		if s.First.IsZero() || g.Created.Before(s.First) {
+			s.First = g.Created
+		}
+		if g.Created.After(s.Last) {
+			s.Last = g.Created
+		}
+	}
+	return s
+}
+
+// Analysis is how the index's pages were analysed.
+func (ix *Index) Analysis() string { return ix.man.Analysis }
+
+func appendRecord(b []byte, r *Record) ([]byte, error) {
+	for _, s := range [...]string{r.ID, r.URI, r.Date, r.Digest, r.Computed, r.File} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(r.Offset))
+	b = append(b, r.SHA256[:]...)
+	if r.Page == nil {
+		return append(b, 0), nil
+	}
+	b = append(b, 1)
+	return r.Page.AppendBinary(b)
+}
+
+func decodeRecord(b []byte) (*Record, error) {
+	r := new(Record)
+	for _, s := range [...]*string{&r.ID, &r.URI, &r.Date, &r.Digest, &r.Computed, &r.File} {
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, errors.New("bad string")
+		}
+		*s, b = string(b[n:n+int(l)]), b[n+int(l):]
+	}
+	off, n := binary.Uvarint(b)
+	if n <= 0 || off > 1<<62 {
+		return nil, errors.New("bad offset")
+	}
+	r.Offset, b = int64(off), b[n:]
+	if len(b) < 33 {
+		return nil, errors.New("cut short")
+	}
+	copy(r.SHA256[:], b)
+	b = b[32:]
+	has := b[0]
+	b = b[1:]
+	switch has {
+	case 0:
+		if len(b) != 0 {
+			return nil, errors.New("bytes after the record")
+		}
+	case 1:
+		p := new(near.Page)
+		if err := p.UnmarshalBinary(b); err != nil {
+			return nil, err
+		}
+		r.Page = p
+	default:
+		return nil, errors.New("bad page flag")
+	}
+	return r, nil
+}
