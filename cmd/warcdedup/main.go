@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/warcdedup/warcdedup/dedup"
+	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -99,6 +100,9 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "index" {
+		return runIndexCommand(args[1:], stdout, stderr)
+	}
 	fl := flag.NewFlagSet("warcdedup", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
@@ -127,6 +131,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
+	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -255,11 +260,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		cfg.opts.Report = repW
 	}
+	if orderByDate(jobs) {
+		log.Info("inputs are taken in the order of their first record's WARC-Date, so that the earliest capture is kept")
+	}
 	d := dedup.New(cfg.opts)
+	var ix *index.Index
+	if *indexDir != "" {
+		if ix, err = openIndex(*indexDir, cfg.opts.Config, d); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
+			return indexExit(err)
+		}
+		defer ix.Close()
+	}
 	start := time.Now()
 	var failed []failure
+	var done []string
 	for i, j := range jobs {
+		d.SetOutput(j.out.name)
 		err := runJob(d, j, cfg, reg, stdin, stdout)
+		if err == nil {
+			done = append(done, inputName(j.in))
+		}
 		if err == nil {
 			continue
 		}
@@ -299,6 +320,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = exitFailure
 	case len(damaged) > 0:
 		code = exitDamaged
+	}
+	if ix != nil && code != exitInternal && len(done) > 0 {
+		// After every output is in place (see commitIndex).
+		if n, err := commitIndex(ix, d, done); err != nil {
+			log.Error("adding this run's kept records to the index; the index is as it was", "index", *indexDir, "err", err)
+			code = exitFailure
+		} else if !cfg.quiet {
+			fmt.Fprintf(stderr, "index %s: added %d kept records\n", *indexDir, n)
+		}
 	}
 	if err := d.Close(); err != nil {
 		log.Error("ending the run (report, temporary index file)", "err", err)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/warcdedup/warcdedup/dedup"
+	"github.com/warcdedup/warcdedup/index"
+	"github.com/warcdedup/warcdedup/near"
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// openIndex opens --index DIR and seeds the Deduper with what earlier runs
+// kept. The index stays locked until it is closed: a second run on it stops
+// at once (exit 1) rather than wait for hours.
+func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, error) {
+	ix, err := index.Open(dir, index.Analysis(cfg))
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Load(d.Seed); err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("loading index %s: %w", dir, err)
+	}
+	return ix, nil
+}
+
+// commitIndex adds what this run kept, in the outputs that were written, to
+// the index. It runs after every output is in place: an index that names
+// records of an output that is not there would give later runs revisits
+// that point nowhere, while an index update that fails only costs later
+// runs some duplicates.
+func commitIndex(ix *index.Index, d *dedup.Deduper, inputs []string) (records int, err error) {
+	w, err := ix.NewWriter(inputs)
+	if err != nil {
+		return 0, err
+	}
+	if err := d.Kept(func(r *index.Record) error { records++; return w.Add(r) }); err != nil {
+		w.Abort()
+		return 0, err
+	}
+	return records, w.Commit()
+}
+
+// indexExit is the exit status for an index that cannot be opened.
+func indexExit(err error) int {
+	if errors.Is(err, index.ErrFormat) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// orderByDate sorts the jobs by the WARC-Date of each input's first record,
+// so that the earliest capture of a payload is the kept one whatever the
+// order of the command line; inputs whose date cannot be read (standard
+// input, a file with no dated first record) keep their place relative to
+// each other and go last. It says whether the order changed.
+func orderByDate(jobs []job) bool {
+	type dated struct {
+		j  job
+		t  time.Time
+		ok bool
+		i  int
+	}
+	ds := make([]dated, len(jobs))
+	for i, j := range jobs {
+		t, ok := firstDate(j.in)
+		ds[i] = dated{j, t, ok, i}
+	}
+	sort.SliceStable(ds, func(a, b int) bool {
+		if ds[a].ok != ds[b].ok {
+			return ds[a].ok
+		}
+		return ds[a].ok && ds[a].t.Before(ds[b].t)
+	})
+	changed := false
+	for i := range ds {
+		changed = changed || ds[i].i != i
+		jobs[i] = ds[i].j
+	}
+	return changed
+}
+
+// firstDate reads the WARC-Date of a file's first record.
+func firstDate(name string) (time.Time, bool) {
+	if name == "-" {
+		return time.Time{}, false
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, false
+	}
+	r := warcio.NewReader(f, name)
+	for range 2 { // a warcinfo record first, usually; its date is the file's
+		rec, err := r.Next()
+		if err != nil {
+			return time.Time{}, false
+		}
+		if t, err := time.Parse(time.RFC3339Nano, rec.Header.Get("WARC-Date")); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// runIndexCommand is `warcdedup index DIR`: what an index holds.
+func runIndexCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(stderr, "usage: warcdedup index DIR   (print what the index DIR holds)")
+		if len(args) == 1 {
+			return exitOK
+		}
+		return exitUsage
+	}
+	dir := args[0]
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "warcdedup: index %s: not a directory\n", dir)
+		return exitUsage
+	}
+	ix, err := index.Open(dir, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return indexExit(err)
+	}
+	defer ix.Close()
+	st := ix.Stats()
+	fmt.Fprintf(stdout, "index %s: format %d, pages analysed as %q\n", dir, index.Format, ix.Analysis())
+	fmt.Fprintf(stdout, "%d runs, %d kept records, %d near-duplicate pages, %.1f MB on disk\n",
+		st.Segments, st.Records, st.Pages, float64(st.Bytes)/1e6)
+	for _, s := range ix.Segments() {
+		fmt.Fprintf(stdout, "  %s  %s  %d records, %d pages, %.1f MB", s.Name, s.Created.Format(time.RFC3339), s.Records, s.Pages, float64(s.Bytes)/1e6)
+		if len(s.Inputs) > 0 {
+			fmt.Fprintf(stdout, ", from %s", s.Inputs[0])
+			if len(s.Inputs) > 1 {
+				fmt.Fprintf(stdout, " and %d more", len(s.Inputs)-1)
+			}
+		}
+		fmt.Fprintln(stdout)
+	}
+	return exitOK
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// storyText is a story of n sentences on topic k, prose enough for spot
+// signatures.
+func storyText(k, n int) string {
+	nouns := []string{"bridge", "harbour", "library", "station", "museum", "stadium", "hospital", "school", "market", "tower"}
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "The council said on day %d that the %s of ward %d would be finished by the end of the year, and that the old %s would be closed while the work was done by a firm from %s. ",
+			i+k*31, nouns[(k+i)%len(nouns)], k*7+i, nouns[(k*3+i)%len(nouns)], nouns[(i*5+k)%len(nouns)])
+	}
+	return sb.String()
+}
+
+// crawlSite serves a small news site whose pages change between crawls only
+// in what changes between crawls (a session token, an advert, the time),
+// and whose second crawl has one new story.
+type crawlSite struct{ crawl atomic.Int32 }
+
+func (s *crawlSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := int(s.crawl.Load())
+	stories := 4
+	if c >= 2 {
+		stories = 5
+	}
+	frame := func(body string) string {
+		return fmt.Sprintf(`<html><head><title>Ward news</title></head><body><nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<div class="ad">Advert %d: buy a boat today, session %x</div>%s<footer>Page made at 2025-06-0%dT10:%02d:00Z</footer></body></html>`,
+			c*17, c*99991, body, c, c*7)
+	}
+	switch {
+	case r.URL.Path == "/":
+		var links strings.Builder
+		for i := 1; i <= stories; i++ {
+			fmt.Fprintf(&links, `<li><a href="/story/%d">Story %d</a></li>`, i, i)
+		}
+		fmt.Fprint(w, frame(`<ul>`+links.String()+`</ul><img src="/logo.png">`))
+	case r.URL.Path == "/logo.png":
+		w.Header().Set("Content-Type", "image/png")
+		fmt.Fprint(w, strings.Repeat("\x89PNG logo bytes ", 200))
+	case strings.HasPrefix(r.URL.Path, "/story/"):
+		var k int
+		if _, err := fmt.Sscanf(r.URL.Path, "/story/%d", &k); err != nil || k < 1 || k > stories {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, frame(fmt.Sprintf(`<article><h1>Story %d</h1><p>%s</p></article>`, k, storyText(k, 12))))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestWgetCrawlsThroughIndex: wget crawls a site served here twice with
+// --warc-file; each crawl is processed alone, the second with the first's
+// --index: the second crawl's unchanged logo and re-captured stories become
+// revisits of the first crawl's records, its new story is kept, and the
+// independent checker accepts both outputs together.
+func TestWgetCrawlsThroughIndex(t *testing.T) {
+	wget, err := exec.LookPath("wget")
+	if err != nil {
+		t.Skip("wget is not installed (Debian's wget package; .ci/run installs it)")
+	}
+	site := &crawlSite{}
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	dir := t.TempDir()
+	var crawls []string
+	for c := 1; c <= 2; c++ {
+		site.crawl.Store(int32(c))
+		prefix := filepath.Join(dir, fmt.Sprintf("crawl%d", c))
+		cmd := exec.Command(wget, "--recursive", "--level=2", "--no-verbose", "--delete-after", "--no-directories",
+			"-e", "robots=off", "--warc-file="+prefix, "--directory-prefix="+filepath.Join(dir, "tmp"), srv.URL+"/")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			// wget exits 8 when a fetch had an HTTP error (/about is a 404).
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 8 {
+				t.Fatalf("wget: %v\n%s", err, out)
+			}
+		}
+		crawls = append(crawls, prefix+".warc.gz")
+	}
+	idx := filepath.Join(dir, "index")
+	var outs []string
+	for c, in := range crawls {
+		out := filepath.Join(dir, fmt.Sprintf("out%d.warc.gz", c+1))
+		if code, msg := runCLI(t, "-q", "--index", idx, in, out); code != exitOK {
+			t.Fatalf("crawl %d: exit %d: %s", c+1, code, msg)
+		}
+		outs = append(outs, out)
+	}
+	// The second output's revisits point into the first output.
+	first := map[string]bool{}
+	recs1, err := readRecords(outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs1 {
+		if r.h != nil {
+			first[r.h.Get("WARC-Record-ID")] = true
+		}
+	}
+	recs2, err := readRecords(outs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, nearN, into := 0, 0, 0
+	for _, r := range recs2 {
+		if r.h == nil || r.h.Get("WARC-Type") != "revisit" {
+			continue
+		}
+		if strings.Contains(r.h.Get("WARC-Profile"), "near-duplicate") {
+			nearN++
+		} else {
+			exact++
+		}
+		if first[r.h.Get("WARC-Refers-To")] {
+			into++
+		}
+	}
+	// The logo is an exact copy; the four stories and the home page differ
+	// in their frames only... the home page lists a new story, so it stays.
+	if exact != 1 || nearN != 4 || into != exact+nearN {
+		t.Errorf("second crawl: %d exact and %d near revisits, %d of them into the first crawl; want 1, 4, all", exact, nearN, into)
+	}
+	st := checkOutputs(t, crawls, outs)
+	warccheck(t, crawls, outs, st)
+	// The index says what it holds.
+	var so strings.Builder
+	if code := runIndexCommand([]string{idx}, &so, os.Stderr); code != exitOK || !strings.Contains(so.String(), "2 runs") {
+		t.Errorf("warcdedup index: exit %d:\n%s", code, so.String())
+	}
+	_ = warcio.KindWARC
+}
