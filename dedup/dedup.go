@@ -517,11 +517,13 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	if err != nil {
 		return err
 	}
-	if dup && (kept.computed != pay.Digest || kept.sha256 != pay.SHA256) {
+	if dup && (kept.computed != pay.Digest || kept.sha256 != pay.SHA256 && kept.sha256 != [32]byte{}) {
 		// The crawler recorded the same digest for different bytes, or the bytes
 		// differ under one SHA-1 (a collision, as the SHAttered PDFs, Stevens et
 		// al., CRYPTO 2017). Matching on the recorded string or on SHA-1 alone
-		// would replace a unique payload: keep it.
+		// would replace a unique payload: keep it. A record from a CDX of an
+		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
+		// there is to compare, as wget --warc-dedup compares it.
 		d.Stats.DigestConflicts++
 		return d.pass(w, rec, raw)
 	}
@@ -566,7 +568,7 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		}
 		return d.pass(w, rec, raw)
 	}
-	h := revisit(rec, it.idBase, digest, kept.id, kept.uri, kept.date)
+	h := revisit(rec, it.idBase, digest, kept.id, refersURI(kept, rec), kept.date)
 	if err := w.WriteRecord(h, pay.HTTP.CRLFHead()); err != nil {
 		return err
 	}
@@ -719,7 +721,13 @@ func revisit(rec *warcio.Record, idBase, digest, keptID, keptURI, keptDate strin
 	h.Set("WARC-Payload-Digest", digest)
 	h.Del("WARC-Block-Digest")
 	h.Set("WARC-Profile", profile)
-	h.Set("WARC-Refers-To", keptID)
+	if keptID != "" {
+		h.Set("WARC-Refers-To", keptID)
+	} else {
+		// A capture known from a CDXJ line, which names no record: replay
+		// tools resolve a revisit by its target URI and date.
+		h.Del("WARC-Refers-To")
+	}
 	h.Set("WARC-Refers-To-Target-URI", keptURI)
 	h.Set("WARC-Refers-To-Date", keptDate)
 	h.Set("WARC-Truncated", "length")
@@ -747,4 +755,16 @@ func kindName(rec *warcio.Record) string {
 	default:
 		return rec.Kind.String()
 	}
+}
+
+// refersURI is the kept record's URI as WARC-Refers-To-Target-URI gives it:
+// as the kept record's WARC-Target-URI is written, which for a capture known
+// from a CDX (bare) is guessed from the duplicate's own: wget writes
+// "<http://...>" in its records and the bare URL in its CDX, and a replay
+// tool or checker matches the field against the kept record's as a string.
+func refersURI(kept ref, rec *warcio.Record) string {
+	if kept.bare && strings.HasPrefix(rec.Header.Get("WARC-Target-URI"), "<") && !strings.HasPrefix(kept.uri, "<") {
+		return "<" + kept.uri + ">"
+	}
+	return kept.uri
 }

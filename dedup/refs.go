@@ -23,6 +23,9 @@ type ref struct {
 	// where its record starts there (Deduper.SetOutput), for the index.
 	file   string
 	offset int64
+	// bare: uri is as a CDX gives it, without the angle brackets some
+	// crawlers write around WARC-Target-URI (index.Record.Bare).
+	bare bool
 }
 
 // refStore keeps the references of the kept records, one per payload digest,
@@ -105,6 +108,11 @@ func (s *refStore) add(r ref) (uint32, error) {
 		b = append(b, v...)
 	}
 	b = binary.AppendUvarint(b, uint64(r.offset))
+	bare := byte(0)
+	if r.bare {
+		bare = 1
+	}
+	b = append(b, bare)
 	b = append(b, r.sha256[:]...)
 	s.buf = b
 	n := uint32(len(s.off))
@@ -170,7 +178,11 @@ func (s *refStore) get(n uint32) (ref, error) {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)
 	}
 	b = b[k:]
-	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], offset: int64(off)}
+	if len(b) == 0 {
+		return ref{}, s.fail(io.ErrUnexpectedEOF)
+	}
+	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], offset: int64(off), bare: b[0] == 1}
+	b = b[1:]
 	if copy(r.sha256[:], b) != len(r.sha256) || len(b) != len(r.sha256) {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)
 	}

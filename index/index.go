@@ -75,6 +75,10 @@ type Record struct {
 	Offset        int64    // ... and where its record starts there
 	// Page is the record's near-duplicate page, or nil.
 	Page *near.Page
+	// Bare: URI is as a CDX gives it, without the angle brackets some
+	// crawlers (wget) write around WARC-Target-URI. Set by ReadCDX only; an
+	// index holds URIs as the records have them.
+	Bare bool
 }
 
 // Segment is a run's addition to the index, as the MANIFEST lists it.

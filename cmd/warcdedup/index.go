@@ -147,3 +147,13 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// seedCDX seeds the Deduper with the captures a CDX or CDXJ file lists.
+func seedCDX(name string, d *dedup.Deduper) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return index.ReadCDX(f, name, d.Seed)
+}

@@ -83,7 +83,7 @@ func TestWgetCrawlsThroughIndex(t *testing.T) {
 		site.crawl.Store(int32(c))
 		prefix := filepath.Join(dir, fmt.Sprintf("crawl%d", c))
 		cmd := exec.Command(wget, "--recursive", "--level=2", "--no-verbose", "--delete-after", "--no-directories",
-			"-e", "robots=off", "--warc-file="+prefix, "--directory-prefix="+filepath.Join(dir, "tmp"), srv.URL+"/")
+			"-e", "robots=off", "--warc-file="+prefix, "--warc-cdx", "--directory-prefix="+filepath.Join(dir, "tmp"), srv.URL+"/")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			// wget exits 8 when a fetch had an HTTP error (/about is a 404).
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 8 {
@@ -137,6 +137,30 @@ func TestWgetCrawlsThroughIndex(t *testing.T) {
 	}
 	st := checkOutputs(t, crawls, outs)
 	warccheck(t, crawls, outs, st)
+	// The first crawl's CDX, as wget wrote it, serves for exact copies.
+	t.Run("index-cdx", func(t *testing.T) {
+		out := filepath.Join(dir, "out2-cdx.warc.gz")
+		if code, msg := runCLI(t, "-q", "--near", "off", "--index-cdx", strings.TrimSuffix(crawls[0], ".warc.gz")+".cdx", crawls[1], out); code != exitOK {
+			t.Fatalf("exit %d: %s", code, msg)
+		}
+		recs, err := readRecords(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range recs {
+			if r.h != nil && r.h.Get("WARC-Type") == "revisit" {
+				n++
+				if !first[r.h.Get("WARC-Refers-To")] {
+					t.Errorf("revisit of %s refers to %s, not a record of the first crawl", r.h.Get("WARC-Target-URI"), r.h.Get("WARC-Refers-To"))
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d revisits against the CDX, want the logo's", n)
+		}
+		warccheck(t, crawls, []string{crawls[0], out}, checkOutputs(t, crawls, []string{crawls[0], out}))
+	})
 	// The index says what it holds.
 	var so strings.Builder
 	if code := runIndexCommand([]string{idx}, &so, os.Stderr); code != exitOK || !strings.Contains(so.String(), "2 runs") {

@@ -132,6 +132,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
+	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -271,6 +272,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return indexExit(err)
 		}
 		defer ix.Close()
+	}
+	if *indexCDX != "" {
+		if err := seedCDX(*indexCDX, d); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: --index-cdx: %v\nnothing was written\n", err)
+			return exitUsage
+		}
 	}
 	start := time.Now()
 	var failed []failure
