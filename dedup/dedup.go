@@ -537,6 +537,9 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
 			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256,
 			file: d.outName, offset: w.Offset()}
+		if it.page.OK() {
+			r.entity = entityOf(pay.HTTP)
+		}
 		var m match
 		found := false
 		if it.page.OK() {
@@ -605,14 +608,22 @@ func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.
 		if _, err := d.exact.add(self); err != nil {
 			return err
 		}
-		h, block := annotation(rec, it.idBase, digest, m)
-		if err := w.WriteRecord(h, block); err != nil {
-			return err
+		if d.opts.Near == NearAnnotate {
+			h, block := annotation(rec, it.idBase, digest, m)
+			if err := w.WriteRecord(h, block); err != nil {
+				return err
+			}
+			d.Stats.Annotations++
+			d.Stats.add(&d.Stats.Out, "metadata")
+		} else {
+			// Kept and reported, as a containment is: the default output
+			// holds one record for each input record.
+			action = "keep"
 		}
-		d.Stats.Annotations++
-		d.Stats.add(&d.Stats.Out, "metadata")
 	} else {
-		if err := w.WriteRecord(nearRevisit(rec, it.idBase, digest, m), it.pay.HTTP.CRLFHead()); err != nil {
+		h := nearRevisit(rec, it.idBase, digest, m)
+		keepOwnEntity(h, it.pay.HTTP, m.kept.entity)
+		if err := w.WriteRecord(h, nearHead(it.pay.HTTP, m.kept.entity)); err != nil {
 			return err
 		}
 		d.Stats.NearRevisits++

@@ -3,6 +3,7 @@ package dedup
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
@@ -22,7 +23,75 @@ const (
 	FieldMethod     = "WARC-Dedup-Method"         // spotsigs, af-spotsigs, simhash
 	FieldSimilarity = "WARC-Dedup-Similarity"     // in [0, 1]
 	FieldRelation   = "WARC-Dedup-Relation"       // same-site, cross-site
+	// FieldOwnPrefix starts the fields that keep the duplicate's own values
+	// of the HTTP fields its near revisit takes from the kept response
+	// (WARC-Dedup-Own-Content-Type, WARC-Dedup-Own-Content-Length, ...).
+	FieldOwnPrefix = "WARC-Dedup-Own-"
 )
+
+// entityFields are the HTTP response fields that describe the body rather
+// than the exchange. A replay tool serves a revisit with the revisit's own
+// HTTP head and the kept record's body (pywb, WARCPathLoader.load_resource
+// in warcserver/resource/responseloader.py): for a near revisit, whose body
+// differs from the duplicate's, the duplicate's Content-Length cuts the body
+// short or leaves a client waiting, and its charset garbles the text. So a
+// near revisit's head carries the kept response's values of these fields.
+var entityFields = []string{"Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding",
+	"Content-Range", "Content-MD5", "Content-Language", "Content-Disposition", "ETag", "Last-Modified"}
+
+func isEntityField(name string) bool {
+	for _, f := range entityFields {
+		if strings.EqualFold(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// entityOf returns a response's entity fields as "Name: value" lines, each
+// ending in CR LF, in their order.
+func entityOf(h *warcio.HTTPResponse) string {
+	var sb strings.Builder
+	for _, f := range h.Fields {
+		if isEntityField(f.Name) && !strings.ContainsAny(f.Name+f.Value, "\r\n") {
+			sb.WriteString(f.Name + ": " + f.Value + "\r\n")
+		}
+	}
+	return sb.String()
+}
+
+// nearHead is the HTTP head of a near revisit of dup: its status line and
+// header lines less its entity fields (a folded line goes with its field),
+// then the kept response's entity fields. With no kept fields known (a
+// record kept by an older index), the head is dup's own.
+func nearHead(dup *warcio.HTTPResponse, keptEntity string) []byte {
+	head := dup.CRLFHead()
+	if keptEntity == "" {
+		return head
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(head), "\r\n"), "\r\n")
+	var sb strings.Builder
+	drop := false
+	for i, l := range lines {
+		if i == 0 {
+			sb.WriteString(l)
+			continue
+		}
+		if l == "" || l == "\r\n" {
+			continue
+		}
+		if l[0] != ' ' && l[0] != '\t' {
+			name, _, _ := strings.Cut(l, ":")
+			drop = isEntityField(strings.TrimSpace(name))
+		}
+		if !drop {
+			sb.WriteString(l)
+		}
+	}
+	sb.WriteString(keptEntity)
+	sb.WriteString("\r\n")
+	return []byte(sb.String())
+}
 
 // match is a near-duplicate finding with the kept record it refers to.
 type match struct {
@@ -45,6 +114,19 @@ func nearRevisit(rec *warcio.Record, idBase, ownDigest string, m match) *warcio.
 	h.Set(FieldSimilarity, formatSim(m.Similarity))
 	h.Set(FieldRelation, string(m.Relation))
 	return h
+}
+
+// keepOwnEntity adds to a near revisit's header the duplicate's own values
+// of the entity fields its head takes from the kept response.
+func keepOwnEntity(h *warcio.Header, dup *warcio.HTTPResponse, keptEntity string) {
+	if keptEntity == "" {
+		return
+	}
+	for _, f := range dup.Fields {
+		if isEntityField(f.Name) && !strings.ContainsAny(f.Name+f.Value, "\r\n") && strings.TrimSpace(f.Value) == f.Value && f.Value != "" {
+			h.Fields = append(h.Fields, warcio.Field{Name: FieldOwnPrefix + f.Name, Value: f.Value})
+		}
+	}
 }
 
 // annotation builds a metadata record saying that rec, which is kept whole, is a

@@ -26,6 +26,10 @@ type ref struct {
 	// bare: uri is as a CDX gives it, without the angle brackets some
 	// crawlers write around WARC-Target-URI (index.Record.Bare).
 	bare bool
+	// entity: the kept response's HTTP fields that describe its body
+	// (entityFields), as "Name: value" lines each ending in CR LF: a near
+	// revisit's head carries them (see nearHead).
+	entity string
 }
 
 // refStore keeps the references of the kept records, one per payload digest,
@@ -103,7 +107,7 @@ func (s *refStore) add(r ref) (uint32, error) {
 		}
 	}
 	b := s.buf[:0]
-	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed, r.file} {
+	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed, r.file, r.entity} {
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
 	}
@@ -165,7 +169,7 @@ func (s *refStore) get(n uint32) (ref, error) {
 	if _, err := s.f.ReadAt(b, start); err != nil {
 		return ref{}, s.fail(err)
 	}
-	var v [6]string
+	var v [7]string
 	for i := range v {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
@@ -181,7 +185,7 @@ func (s *refStore) get(n uint32) (ref, error) {
 	if len(b) == 0 {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)
 	}
-	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], offset: int64(off), bare: b[0] == 1}
+	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], entity: v[6], offset: int64(off), bare: b[0] == 1}
 	b = b[1:]
 	if copy(r.sha256[:], b) != len(r.sha256) || len(b) != len(r.sha256) {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)

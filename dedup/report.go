@@ -23,9 +23,9 @@ type Duplicate struct {
 	Method     string  `json:"method"`     // "exact", "spotsigs", "af-spotsigs", "simhash"
 	Similarity float64 `json:"similarity"` // 1 for exact duplicates
 	Relation   string  `json:"relation"`   // "same-site" or "cross-site"
-	Action     string  `json:"action"`     // "revisit", "annotate", or "report" (a containment, default mode)
-	// Why a near duplicate was annotated rather than replaced although the
-	// mode replaces: "weak-evidence: N shared content signatures" (see
+	Action     string  `json:"action"`     // "revisit", "annotate", "keep" (weak evidence, default mode), or "report" (a containment, default mode)
+	// Why a near duplicate was kept rather than replaced although the mode
+	// replaces: "weak-evidence: N shared content signatures" (see
 	// Options.MinEvidence).
 	Reason string `json:"reason,omitempty"`
 	// For kind "containment" lines: "contains" (the record holds the kept

@@ -20,7 +20,7 @@ func (d *Deduper) Seed(r *index.Record) error {
 		return fmt.Errorf("dedup: Seed after Run")
 	}
 	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
-		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare})
+		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity})
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 			continue
 		}
 		rec := &index.Record{ID: r.id, URI: r.uri, Date: r.date, Digest: r.digest, Computed: r.computed,
-			SHA256: r.sha256, File: r.file, Offset: r.offset}
+			SHA256: r.sha256, File: r.file, Offset: r.offset, Entity: r.entity}
 		if i, ok := pages[n]; ok {
 			rec.Page, _ = d.near.Page(i)
 		}

@@ -73,6 +73,9 @@ type Record struct {
 	SHA256        [32]byte // the payload's SHA-256
 	File          string   // the output file it was written to
 	Offset        int64    // ... and where its record starts there
+	// Entity is the kept HTTP response's fields that describe its body, as
+	// "Name: value" lines each ending in CR LF, for a page's near revisits.
+	Entity string
 	// Page is the record's near-duplicate page, or nil.
 	Page *near.Page
 	// Bare: URI is as a CDX gives it, without the angle brackets some
@@ -512,7 +515,7 @@ func (ix *Index) Stats() Stats {
 func (ix *Index) Analysis() string { return ix.man.Analysis }
 
 func appendRecord(b []byte, r *Record) ([]byte, error) {
-	for _, s := range [...]string{r.ID, r.URI, r.Date, r.Digest, r.Computed, r.File} {
+	for _, s := range [...]string{r.ID, r.URI, r.Date, r.Digest, r.Computed, r.File, r.Entity} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -527,7 +530,7 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 
 func decodeRecord(b []byte) (*Record, error) {
 	r := new(Record)
-	for _, s := range [...]*string{&r.ID, &r.URI, &r.Date, &r.Digest, &r.Computed, &r.File} {
+	for _, s := range [...]*string{&r.ID, &r.URI, &r.Date, &r.Digest, &r.Computed, &r.File, &r.Entity} {
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) {
 			return nil, errors.New("bad string")
