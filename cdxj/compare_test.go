@@ -282,6 +282,7 @@ var excluded = map[string]string{
 	"webrecorder+pywb/sample_archive/warcs/example.warc":                                                             "a record's block is longer than its Content-Length: warcdedup's reader stops at the bytes left (pywb stops as well)",
 	"ukwa+webarchive-discovery/warc-indexer/src/test/resources/IAH-20080430204825-00000-blackbook-truncated.warc.gz": "one WARC/0.17 response where warcio.js reads no HTTP head (see example.warc.gz)",
 	"richardlehane+webarchive/examples/jhove/valid/valid-warcfile-upper-lower-case.warc":                             "WARC field names and values in upper case (DNS:WWW.ARCHIVE.ORG): the two read record boundaries differently; not investigated further",
+	"richardlehane+webarchive/examples/jhove/valid/valid-warcfile-fields-continuation.warc":                          "a WARC header field folded over two lines (valid): warcio.js writes no line for the record",
 	"webrecorder+warcio/test/data/example-trunc.warc":                                                                "truncated record: warcdedup's reader stops there",
 	"webrecorder+warcio/test/data/example-wrong-chunks.warc.gz":                                                      "several records share a gzip member (see good.warc.gz.open)",
 	"webrecorder+warcio/test/data/example-bad":                                                                       "several records share gzip members (see good.warc.gz.open)",
