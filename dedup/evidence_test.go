@@ -1,9 +1,15 @@
 package dedup
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/warcdedup/warcdedup/internal/testshared"
 )
 
 // shopPage returns a product page of a shop on a hosted platform: the
@@ -72,5 +78,42 @@ func TestWeakEvidence(t *testing.T) {
 					wantWeak, wantRevisits, wantRevisits, 0)
 			}
 		})
+	}
+}
+
+// TestArchiveOrgBooksKept: in the 2008 Heritrix crawl of archive.org, two
+// books' pages share one long reader review (0.705 on their main text):
+// neither replaces the other, and the report says why.
+func TestArchiveOrgBooksKept(t *testing.T) {
+	in, err := os.ReadFile(testshared.Path(t, "warcs/archivesunleashed+aut/src/test/resources/warc/example.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bytes.Buffer
+	opts := DefaultOptions()
+	opts.Report = &rep
+	d := New(opts)
+	if err := d.Run(bytes.NewReader(in), "example.warc.gz", io.Discard, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	dec := json.NewDecoder(&rep)
+	for {
+		var dup Duplicate
+		if dec.Decode(&dup) != nil {
+			break
+		}
+		if strings.HasSuffix(dup.URI, "/details/manuchemianalqual00newtrich") {
+			found = true
+			if dup.Action != "keep" || !strings.HasPrefix(dup.Reason, "weak-similarity: ") {
+				t.Errorf("%s: %s (%q), want it kept for weak similarity", dup.URI, dup.Action, dup.Reason)
+			}
+		}
+	}
+	if !found {
+		t.Error("the two books' pages are no longer found as near duplicates at all: the test checks nothing")
 	}
 }

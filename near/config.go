@@ -55,6 +55,11 @@ type Config struct {
 	// with fewer, Match says the page is to be kept and why (0: no minimum).
 	// See weakEvidence.
 	MinEvidence int
+	// OtherURLTau: a near duplicate of a page of the same site at another
+	// URL replaces the page only at this similarity or more; under it, Match
+	// says the page is to be kept and why (see weakEvidence). At or under
+	// SameSiteTau it has no effect.
+	OtherURLTau float64
 	// MainText takes spot signatures from the blocks of a page that read as
 	// running text only (features.Config.MainText).
 	MainText bool
@@ -63,7 +68,7 @@ type Config struct {
 // DefaultConfig is the configuration of the command line tool.
 func DefaultConfig() Config {
 	return Config{Method: MethodSpotSigs, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25,
-		FrameFilter: true, MainText: true, BigramsBelow: 2 * mainTextMinSpots, BigramsTau: 0.7, MinEvidence: 3}
+		FrameFilter: true, MainText: true, BigramsBelow: 2 * mainTextMinSpots, BigramsTau: 0.7, MinEvidence: 3, OtherURLTau: 0.75}
 }
 
 // Check says what is wrong with a configuration, if anything.
@@ -76,6 +81,9 @@ func (c Config) Check() error {
 		if !(t.v > 0 && t.v <= 1) {
 			return fmt.Errorf("near: %s %v: want a value in (0, 1]", t.name, t.v)
 		}
+	}
+	if c.OtherURLTau < 0 || c.OtherURLTau > 1 {
+		return fmt.Errorf("near: other-URL threshold %v: want a value in [0, 1]", c.OtherURLTau)
 	}
 	if c.ShortSpots < 0 || c.BigramsBelow < 0 || c.MinEvidence < 0 {
 		return fmt.Errorf("near: negative count in configuration")

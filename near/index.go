@@ -406,7 +406,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: bestSim, Relation: rel(kd),
-			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk}, true
+			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk, SameURL: kd.url == x.qurl}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := HeldByKept
@@ -414,7 +414,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 			how = HoldsKept
 		}
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: contSim, Relation: rel(kd),
-			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk}, true
+			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk, SameURL: kd.url == x.qurl}, true
 	}
 	return Match{}, false
 }

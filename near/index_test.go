@@ -1,6 +1,7 @@
 package near
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/warcdedup/warcdedup/features"
@@ -82,5 +83,51 @@ func TestWithdrawFrameCounts(t *testing.T) {
 				t.Errorf("site %s, signature %d: frame %v after the withdrawal, %v without the pages", site, key, g, w)
 			}
 		}
+	}
+}
+
+// TestOtherURLTier: a same-site near duplicate at another URL replaces the
+// page only at OtherURLTau or more; a re-capture of the URL replaces it at
+// SameSiteTau; under OtherURLTau the match says why the page is kept.
+func TestOtherURLTier(t *testing.T) {
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]uint64, 100)
+	for i := range keys {
+		keys[i] = uint64(1000 + i)
+	}
+	kept := &Page{Site: "books.example", URL: URLKey("http://books.example/a"), Spots: bagOf(keys...)}
+	x.Add(kept)
+	// 70 of 100 signatures shared, 30 new: Jaccard 70/130 = 0.54; 85 shared:
+	// 85/115 = 0.74; 95 shared: 95/105 = 0.90.
+	variant := func(shared int, url string) *Page {
+		ks := append([]uint64(nil), keys[:shared]...)
+		for i := shared; i < 100; i++ {
+			ks = append(ks, uint64(5000+i))
+		}
+		return &Page{Site: "books.example", URL: URLKey(url), Spots: bagOf(ks...)}
+	}
+	for _, tc := range []struct {
+		name    string
+		p       *Page
+		found   bool
+		replace bool
+	}{
+		{"other URL at 0.74", variant(85, "http://books.example/b"), true, false},
+		{"other URL at 0.90", variant(95, "http://books.example/b"), true, true},
+		{"same URL at 0.74", variant(85, "http://books.example/a/"), true, true},
+		{"other URL at 0.54", variant(70, "http://books.example/b"), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, found := x.Match(tc.p)
+			if found != tc.found || found && m.Replace() != tc.replace {
+				t.Fatalf("found %v, replace %v (%+v); want %v, %v", found, m.Replace(), m, tc.found, tc.replace)
+			}
+			if found && !tc.replace && !strings.HasPrefix(m.Reason, "weak-similarity: ") {
+				t.Errorf("reason %q", m.Reason)
+			}
+		})
 	}
 }

@@ -127,6 +127,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.opts.BigramsBelow, "bigrams-below", cfg.opts.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites (0: never)")
 	fl.Float64Var(&cfg.opts.BigramsTau, "tau-bigrams", cfg.opts.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
 	fl.IntVar(&cfg.opts.MinEvidence, "min-evidence", cfg.opts.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
+	fl.Float64Var(&cfg.opts.OtherURLTau, "tau-other-url", cfg.opts.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
@@ -179,6 +180,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
 			return exitUsage
 		}
+	}
+	if err := cfg.opts.Config.Check(); err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", strings.TrimPrefix(err.Error(), "near: "))
+		return exitUsage
 	}
 	if cfg.opts.MinEvidence < 0 {
 		fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", cfg.opts.MinEvidence)
