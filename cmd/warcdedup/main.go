@@ -134,6 +134,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
+	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the outputs (pywb's, sorted, revisits as warc/revisit) to this file")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -190,7 +191,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	jobs, rep, err := plan(fl.Args(), *force, cfg.report, stdin, stdout)
+	jobs, side, err := plan(fl.Args(), *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		if _, ok := err.(shapeError); ok {
@@ -202,8 +203,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, j := range jobs {
 		outs = append(outs, j.out)
 	}
-	if rep != nil {
-		outs = append(outs, rep)
+	rep, cdxjOut := side["report"], side["cdxj"]
+	for _, o := range []*output{rep, cdxjOut} {
+		if o != nil {
+			outs = append(outs, o)
+		}
 	}
 	reg := newRegistry()
 	reg.pending = len(outs)
@@ -287,11 +291,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var failed []failure
 	var done []string
+	var written []*output
 	for i, j := range jobs {
 		d.SetOutput(j.out.name)
 		err := runJob(d, j, cfg, reg, stdin, stdout)
 		if err == nil {
 			done = append(done, inputName(j.in))
+			written = append(written, j.out)
 		}
 		if err == nil {
 			continue
@@ -332,6 +338,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = exitFailure
 	case len(damaged) > 0:
 		code = exitDamaged
+	}
+	if cdxjOut != nil {
+		if err := writeCDXJ(cdxjOut, reg, stdout, written, func(m string) { log.Warn(m) }); err != nil {
+			log.Error("writing the CDXJ index", "err", err)
+			if code != exitInternal {
+				code = exitFailure
+			}
+		}
 	}
 	if ix != nil && code != exitInternal && len(done) > 0 {
 		// After every output is in place (see commitIndex).

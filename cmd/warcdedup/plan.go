@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,9 +36,10 @@ func (e existsError) Error() string {
 // plan turns the arguments into (input, output) pairs, and checks all of them
 // before anything is written or created: every input is there, no output is an
 // input (also not through a link, standard input or standard output), exists
-// (unless force) or is a file that cannot be written. report, if not "", is the
-// report's output, checked as the others.
-func plan(args []string, force bool, report string, stdin io.Reader, stdout io.Writer) ([]job, *output, error) {
+// (unless force) or is a file that cannot be written. sides are the files other
+// flags write (--report, --cdxj), by flag name; each that is not "" is an
+// output checked as the others, returned by flag name.
+func plan(args []string, force bool, sides map[string]string, stdin io.Reader, stdout io.Writer) ([]job, map[string]*output, error) {
 	if len(args) < 2 {
 		return nil, nil, shapeError("need an input and an output")
 	}
@@ -165,19 +168,23 @@ func plan(args []string, force bool, report string, stdin io.Reader, stdout io.W
 		}
 		jobs = append(jobs, job{p[0], o})
 	}
-	var rep *output
-	if report != "" {
-		var err error
-		if rep, err = add(report); err != nil {
-			return nil, nil, fmt.Errorf("--report: %w", err)
+	side := map[string]*output{}
+	for _, flag := range slices.Sorted(maps.Keys(sides)) {
+		if sides[flag] == "" {
+			continue
 		}
+		o, err := add(sides[flag])
+		if err != nil {
+			return nil, nil, fmt.Errorf("--%s: %w", flag, err)
+		}
+		side[flag] = o
 	}
 	if !force {
 		if err := existing(outs); err != nil {
 			return nil, nil, err
 		}
 	}
-	return jobs, rep, nil
+	return jobs, side, nil
 }
 
 // existing returns an existsError naming every output that is a regular file
