@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -75,21 +76,23 @@ func (p *Page) ReadGold() (string, error) {
 // Datasets are the corpus folders the generator reads, in a fixed order.
 var Datasets = []string{
 	"chinese-wced", "cleaneval-dev", "cleaneval-final", "cleanportaleval", "cx-163",
-	"cx-bbc", "dragnet", "l3s-gn1", "mozilla-readability", "scrapinghub-aeb",
+	"cx-bbc", "dragnet", "l3s-gn1", "mozilla-readability", "scrapinghub-aeb", WCXBDir,
 }
 
 // SameFrameDatasets hold many different articles of one site in one template
 // (case 3 of labels.go).
 var SameFrameDatasets = map[string]bool{
 	"dragnet": true, "l3s-gn1": true, "cleanportaleval": true, "cx-bbc": true, "cx-163": true,
+	WCXBDir: true, // pages of one shop, forum or documentation site
 }
 
 // Corpus is the shared corpus: its pages and the labelled pairs of _pairs/.
 type Corpus struct {
-	Root  string
-	Pages []*Page          // in dataset order, then manifest order
-	ByKey map[string]*Page // by Page.Key
-	Pairs []Pair
+	Root     string
+	datasets map[string]bool  // the datasets read
+	Pages    []*Page          // in dataset order, then manifest order
+	ByKey    map[string]*Page // by Page.Key
+	Pairs    []Pair
 }
 
 // Pair is one line of _pairs/gold_text_overlap_pairs.jsonl.
@@ -101,12 +104,16 @@ type Pair struct {
 
 // LoadCorpus reads the manifests and the pairs file under root.
 func LoadCorpus(root string) (*Corpus, error) {
-	c := &Corpus{Root: root, ByKey: map[string]*Page{}}
+	c := &Corpus{Root: root, ByKey: map[string]*Page{}, datasets: map[string]bool{}}
 	for _, ds := range Datasets {
 		f, err := os.Open(filepath.Join(root, ds, "manifest.jsonl"))
+		if errors.Is(err, os.ErrNotExist) && ds == WCXBDir {
+			continue // a corpus from before the wcxb pages joined it
+		}
 		if err != nil {
 			return nil, err
 		}
+		c.datasets[ds] = true
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +54,10 @@ type Config struct {
 	// Syndicated by Scale. 0 and 1 build the benchmark of the corpus pages alone.
 	Scale int
 }
+
+// WCXBShare is the percentage of re-captured pages drawn from the wcxb
+// pages (shops, forums, documentation, services).
+const WCXBShare = 25
 
 // Defaults.
 const (
@@ -255,7 +261,11 @@ func (g *generator) framable(e *entry) bool {
 		if b, err := e.p.ReadHTML(); err == nil {
 			cs, _ := g.charset(e)
 			if root, err := parsePage(b, cs); err == nil {
-				ok = mainContent(root, e.gold) != nil
+				// The page must also render back: x/net/html refuses to
+				// render some trees it parses (a void element given
+				// children, on modern pages).
+				_, rerr := renderPage(root, cs)
+				ok = rerr == nil && mainContent(root, e.gold) != nil
 			}
 		}
 	}
@@ -299,6 +309,29 @@ func (g *generator) plan(sum *Summary) ([]*item, error) {
 	for _, cl := range real {
 		for _, k := range cl {
 			inReal[k] = true
+		}
+	}
+	// wcxb pages that copy one another (mirrors, two SKUs of one product
+	// page) are a cluster of their own, as the real pairs are.
+	if c.datasets[WCXBDir] {
+		set, err := loadWCXB(c.Root)
+		if err != nil {
+			return nil, err
+		}
+		groups := map[int][]string{}
+		for i, wp := range set.pages {
+			k := WCXBDir + "/" + wp.ID
+			if c.ByKey[k] != nil && ex[k] == "" {
+				groups[set.root(i)] = append(groups[set.root(i)], k)
+			}
+		}
+		for _, r := range slices.Sorted(maps.Keys(groups)) {
+			if g := groups[r]; len(g) > 1 {
+				real = append(real, g)
+				for _, k := range g {
+					inReal[k] = true
+				}
+			}
 		}
 	}
 	var pool []*Page
@@ -362,12 +395,16 @@ func (g *generator) plan(sum *Summary) ([]*item, error) {
 	}
 	// Sources of cases 1 and 2: pages with a gold text, drawn so that about a
 	// quarter are short and a sixth Chinese (case 4).
-	var zh, short, other []*entry
+	var zh, short, other, wc []*entry
 	for _, e := range rest {
 		if e.p.Gold == "" || len(strings.TrimSpace(e.text())) < 80 || !g.editable(e) {
 			continue
 		}
 		switch {
+		case e.p.Dataset == WCXBDir:
+			// Shop, forum and documentation pages are re-captured, never
+			// syndicated: their text is not a story other sites print.
+			wc = append(wc, e)
 		case e.p.Chinese():
 			zh = append(zh, e)
 		case e.p.Short():
@@ -376,7 +413,7 @@ func (g *generator) plan(sum *Summary) ([]*item, error) {
 			other = append(other, e)
 		}
 	}
-	for _, b := range [][]*entry{zh, short, other} {
+	for _, b := range [][]*entry{zh, short, other, wc} {
 		g.rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
 	}
 	take := func(n int) []*entry {
@@ -403,7 +440,23 @@ func (g *generator) plan(sum *Summary) ([]*item, error) {
 	if g.cfg.MaxPages > 0 {
 		nRe, nSyn = min(nRe, len(rest)/8), min(nSyn, len(rest)/8)
 	}
-	reSrc, synSrc := take(nRe), take(nSyn)
+	// A quarter of the re-captures are of wcxb pages: listings, threads,
+	// products and documents whose re-captures differ in what changes
+	// between crawls (WCXBShare).
+	nWC := 0
+	if len(wc) > 0 {
+		nWC = nRe * WCXBShare / 100
+	}
+	var reSrc []*entry
+	for len(reSrc) < nWC && len(wc) > 0 {
+		e := wc[0]
+		wc = wc[1:]
+		if g.framable(e) {
+			reSrc = append(reSrc, e)
+		}
+	}
+	reSrc = append(reSrc, take(nRe-len(reSrc))...)
+	synSrc := take(nSyn)
 	role := map[*entry]bool{}
 	// Case 1: re-captures of one URL.
 	for _, e := range reSrc {

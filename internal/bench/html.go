@@ -119,7 +119,15 @@ func parsePage(b []byte, cs pageCharset) (*html.Node, error) {
 func renderPage(root *html.Node, cs pageCharset) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := html.Render(&buf, root); err != nil {
-		return nil, err
+		// x/net/html parses some modern pages into a void element with
+		// children (a <link> in foreign content) and then refuses to render
+		// them: the children follow the element instead, as a browser
+		// shows them.
+		hoistVoidChildren(root)
+		buf.Reset()
+		if err := html.Render(&buf, root); err != nil {
+			return nil, err
+		}
 	}
 	if cs.name == "utf-8" {
 		return buf.Bytes(), nil
@@ -128,6 +136,24 @@ func renderPage(root *html.Node, cs pageCharset) ([]byte, error) {
 }
 
 // --- tree helpers
+
+// voidElements are HTML's elements without content.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
+	"img": true, "input": true, "keygen": true, "link": true, "meta": true, "param": true, "source": true, "track": true, "wbr": true}
+
+// hoistVoidChildren moves the children of void elements to after them.
+func hoistVoidChildren(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		hoistVoidChildren(c)
+	}
+	if n.Type != html.ElementNode || !voidElements[n.Data] || n.Parent == nil {
+		return
+	}
+	for c := n.LastChild; c != nil; c = n.LastChild {
+		n.RemoveChild(c)
+		n.Parent.InsertBefore(c, n.NextSibling)
+	}
+}
 
 func walk(n *html.Node, f func(*html.Node) bool) {
 	if !f(n) {

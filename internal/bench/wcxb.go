@@ -71,74 +71,12 @@ type WCXBSummary struct {
 // have a resemblance of at least WCXBGoldJaccard (and through chains of
 // these).
 func GenerateWCXB(corpus, out string) (*WCXBSummary, error) {
-	dir := filepath.Join(corpus, WCXBDir)
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
+	set, err := loadWCXB(corpus)
 	if err != nil {
 		return nil, err
 	}
-	var pages []wcxbPage
-	for n, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var p wcxbPage
-		if err := json.Unmarshal(line, &p); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", WCXBDir, n+1, err)
-		}
-		pages = append(pages, p)
-	}
-	sum := &WCXBSummary{ByType: map[string]int{}}
-	// Clusters: dup_of links and near-identical gold texts.
-	parent := make([]int, len(pages))
-	byID := map[string]int{}
-	for i := range pages {
-		parent[i] = i
-		byID[pages[i].ID] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int) {
-		if ra, rb := find(a), find(b); ra != rb {
-			parent[ra] = rb
-		}
-	}
-	golds := make([]features.Bag, len(pages))
-	short := make([]bool, len(pages))
-	for i, p := range pages {
-		if p.DupOf != nil && *p.DupOf != "" {
-			j, ok := byID[*p.DupOf]
-			if !ok {
-				return nil, fmt.Errorf("%s %s: dup_of %s is not in the manifest", WCXBDir, p.ID, *p.DupOf)
-			}
-			union(i, j)
-			sum.DupOf++
-		}
-		if p.Gold == "" {
-			sum.NoGold++
-			continue
-		}
-		g, err := os.ReadFile(filepath.Join(dir, p.Gold))
-		if err != nil {
-			return nil, err
-		}
-		short[i] = p.GoldChars < ShortChars
-		golds[i] = features.BagOf(Shingles(string(g), ShingleWords))
-	}
-	// The bags are sets (every count 1), so the matcher's multi-set Jaccard
-	// is their set Jaccard.
-	similar, _, err := matcher.AllPairs(WCXBGoldJaccard, golds)
-	if err != nil {
-		return nil, err
-	}
-	for _, pr := range similar {
-		union(int(pr.A), int(pr.B))
-	}
-	sum.GoldSimilar = len(similar)
+	pages, short, find := set.pages, set.short, set.root
+	sum := &WCXBSummary{ByType: map[string]int{}, DupOf: set.dupOf, GoldSimilar: set.goldSimilar, NoGold: set.noGold}
 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
@@ -250,4 +188,88 @@ func writeResponse(w *warcio.Writer, id, uri string, when time.Time, ctype strin
 		{Name: "WARC-Payload-Digest", Value: warcio.SHA1Digest(body)},
 		{Name: "Content-Type", Value: "application/http; msgtype=response"},
 	}}, block)
+}
+
+// wcxbSet is the wcxb manifest with its clusters: pages joined by dup_of
+// links and near-identical gold texts (WCXBGoldJaccard), through chains of
+// these.
+type wcxbSet struct {
+	pages                      []wcxbPage
+	short                      []bool
+	root                       func(i int) int // the cluster's representative page
+	dupOf, goldSimilar, noGold int
+}
+
+func loadWCXB(corpus string) (*wcxbSet, error) {
+	dir := filepath.Join(corpus, WCXBDir)
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var pages []wcxbPage
+	for n, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var p wcxbPage
+		if err := json.Unmarshal(line, &p); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", WCXBDir, n+1, err)
+		}
+		pages = append(pages, p)
+	}
+	set := &wcxbSet{pages: pages}
+	// Clusters: dup_of links and near-identical gold texts.
+	parent := make([]int, len(pages))
+	byID := map[string]int{}
+	for i := range pages {
+		parent[i] = i
+		byID[pages[i].ID] = i
+	}
+	find := func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[ra] = rb
+		}
+	}
+	golds := make([]features.Bag, len(pages))
+	short := make([]bool, len(pages))
+	for i, p := range pages {
+		if p.DupOf != nil && *p.DupOf != "" {
+			j, ok := byID[*p.DupOf]
+			if !ok {
+				return nil, fmt.Errorf("%s %s: dup_of %s is not in the manifest", WCXBDir, p.ID, *p.DupOf)
+			}
+			union(i, j)
+			set.dupOf++
+		}
+		if p.Gold == "" {
+			set.noGold++
+			continue
+		}
+		g, err := os.ReadFile(filepath.Join(dir, p.Gold))
+		if err != nil {
+			return nil, err
+		}
+		short[i] = p.GoldChars < ShortChars
+		golds[i] = features.BagOf(Shingles(string(g), ShingleWords))
+	}
+	// The bags are sets (every count 1), so the matcher's multi-set Jaccard
+	// is their set Jaccard.
+	similar, _, err := matcher.AllPairs(WCXBGoldJaccard, golds)
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range similar {
+		union(int(pr.A), int(pr.B))
+	}
+	set.goldSimilar = len(similar)
+
+	set.short, set.root = short, find
+	return set, nil
 }
