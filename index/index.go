@@ -16,10 +16,15 @@
 // and then replacing the MANIFEST the same way. A run that fails or is
 // killed at any moment leaves the MANIFEST as it was, and the index with it;
 // a segment that no MANIFEST names is removed by the next run. Loading reads
-// the segments front to back once, at disk speed: the matcher's indexes are
-// built in memory from the pages anyway, so a store with random access
-// (go.etcd.io/bbolt, cockroachdb/pebble) would add a copy of every page and
-// a write path with its own recovery for lookups the run never makes.
+// the segments front to back once. Measured against go.etcd.io/bbolt 1.5
+// and cockroachdb/pebble on one run's 1M records (scripts/storebench):
+// write 2.7 s, load 2.9 s, 697 bytes a record for segments; 3.0 s, 1.1 s
+// and 807 bytes for bbolt; 4.1 s, 3.4 s and 475 bytes (compressed) for
+// pebble. All three are crash-safe; none is a cost next to building the
+// matcher's indexes from the pages on load (34 s for 1M pages), and the
+// segments need no dependency, no recovery code of their own and no
+// second copy of the data in a structure for random access that a run
+// never uses: a run reads every record once and looks none up on disk.
 //
 // Two runs on one index: the second fails at once with ErrLocked (flock on
 // DIR/lock). An index written by another format, or with another analysis
@@ -513,6 +518,13 @@ func (ix *Index) Stats() Stats {
 
 // Analysis is how the index's pages were analysed.
 func (ix *Index) Analysis() string { return ix.man.Analysis }
+
+// AppendRecord appends a record's entry, as a segment holds it (without its
+// length prefix), to b.
+func AppendRecord(b []byte, r *Record) ([]byte, error) { return appendRecord(b, r) }
+
+// DecodeRecord reads an entry written by AppendRecord.
+func DecodeRecord(b []byte) (*Record, error) { return decodeRecord(b) }
 
 func appendRecord(b []byte, r *Record) ([]byte, error) {
 	for _, s := range [...]string{r.ID, r.URI, r.Date, r.Digest, r.Computed, r.File, r.Entity} {
