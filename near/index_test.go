@@ -14,6 +14,11 @@ func TestCanonURL(t *testing.T) {
 		{"http://example.com/#top", "example.com"},
 		{"example.com/p?id=1#c", "example.com/p?id=1"},
 		{"http://WWW.EXAMPLE.COM", "example.com"},
+		{"http://example.com/a?utm_source=rss&utm_medium=feed", "example.com/a"},
+		{"http://example.com/a?id=3&page=all&fbclid=x", "example.com/a?id=3"},
+		{"http://example.com/a?output=print", "example.com/a"},
+		{"http://example.com/a?page=2", "example.com/a?page=2"},
+		{"http://example.com/a?output=json", "example.com/a?output=json"},
 	} {
 		if got := CanonURL(tc.a); got != tc.b {
 			t.Errorf("CanonURL(%q) = %q, want %q", tc.a, got, tc.b)

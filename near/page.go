@@ -56,7 +56,11 @@ func URLKey(u string) uint64 {
 
 // CanonURL is a URL in the form two captures of one resource share: scheme,
 // "www." and a fragment or final slash do not tell captures apart; host case
-// does not matter, path and query case do.
+// does not matter, path and query case do. Query parameters that track a
+// visitor rather than name a resource (utm_* and the click IDs of ad
+// networks, as URL cleaners such as ClearURLs remove them) are dropped, and
+// so are those that ask for another view of the same page (print, all pages
+// on one, mobile): a page's copy at such a URL is a capture of the page.
 func CanonURL(u string) string {
 	if i := strings.Index(u, "://"); i >= 0 {
 		u = u[i+3:]
@@ -69,7 +73,40 @@ func CanonURL(u string) string {
 		host, rest = u[:i], u[i:]
 	}
 	host = strings.TrimPrefix(strings.ToLower(host), "www.")
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		path, query := rest[:i], rest[i+1:]
+		var keep []string
+		for _, p := range strings.Split(query, "&") {
+			if p != "" && !viewOrTracking(p) {
+				keep = append(keep, p)
+			}
+		}
+		rest = path
+		if len(keep) > 0 {
+			rest += "?" + strings.Join(keep, "&")
+		}
+	}
 	return host + strings.TrimSuffix(rest, "/")
+}
+
+// viewOrTracking says whether a query parameter (name=value) tracks the
+// visitor or asks for another view of the page (see CanonURL).
+func viewOrTracking(p string) bool {
+	name, value, _ := strings.Cut(strings.ToLower(p), "=")
+	if strings.HasPrefix(name, "utm_") {
+		return true
+	}
+	switch name {
+	case "fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "_ga", "_gl":
+		return true
+	case "output", "print", "printable":
+		return value == "print" || value == "1" || value == "true" || value == "yes"
+	case "page", "view":
+		return value == "all" || value == "full"
+	case "showall", "singlepage", "mobile":
+		return value == "1" || value == "true"
+	}
+	return false
 }
 
 // PageFormat is the first byte of a Page's binary form. A reader refuses
