@@ -103,6 +103,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "index" {
 		return runIndexCommand(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "review" {
+		return runReviewCommand(args[1:], stdout, stderr)
+	}
 	fl := flag.NewFlagSet("warcdedup", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/warcdedup/warcdedup/review"
+)
+
+// runReviewCommand is `warcdedup review REPORT.jsonl -o review.html
+// [WARC or directory...]`: one self-contained HTML page listing every near
+// duplicate of a --report with the kept page beside it, least confident
+// first (package review). The main texts are read from the WARC files the
+// report names (the inputs, as the run was given them) and from any WARC
+// files or directories listed after the report.
+func runReviewCommand(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("warcdedup review", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	out := fl.String("o", "review.html", "the page to write")
+	force := fl.Bool("force", false, "overwrite the page if it exists")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: warcdedup review [-o review.html] [--force] REPORT.jsonl [WARC or directory...]")
+		fl.PrintDefaults()
+	}
+	// Flags may follow the report's name.
+	var pos []string
+	for rest := args; ; {
+		if err := fl.Parse(rest); err != nil {
+			if err == flag.ErrHelp {
+				return exitOK
+			}
+			return exitUsage
+		}
+		if fl.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fl.Arg(0))
+		rest = fl.Args()[1:]
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "warcdedup: review needs a report (warcdedup --report REPORT.jsonl ...); see 'warcdedup review -h'")
+		return exitUsage
+	}
+	if _, err := os.Stat(*out); err == nil && !*force {
+		fmt.Fprintf(stderr, "warcdedup: %s already exists; use --force to overwrite it\n", *out)
+		return exitUsage
+	}
+	in, err := os.Open(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return exitUsage
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".warcdedup-tmp-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return exitFailure
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	err = review.Write(in, tmp, review.Options{Title: "warcdedup review of " + filepath.Base(pos[0]), ReadWARCs: true, WARCs: pos[1:]})
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), *out)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
