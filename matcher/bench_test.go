@@ -3,6 +3,7 @@ package matcher
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -300,4 +301,69 @@ func BenchmarkSimhash384Wide(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(s.Len()), "ns/fingerprint")
+}
+
+// scalePages generates bags shaped as index/scale_test.go's synthetic pages:
+// 40 to 160 signature occurrences drawn from a Zipf vocabulary of 2^24
+// signatures, folded to 32-bit keys, as a seeded run loads them.
+func scalePages(seed uint64) func(dst []features.Bag) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	z := rand.NewZipf(r, 1.1, 4, 1<<24-1)
+	keys := make([]uint64, 0, 200)
+	return func(dst []features.Bag) {
+		for i := range dst {
+			keys = keys[:0]
+			for range 40 + r.IntN(121) {
+				keys = append(keys, z.Uint64()*2654435761%(1<<32))
+			}
+			dst[i] = features.BagOf(slices.Clone(keys))
+		}
+	}
+}
+
+// BenchmarkAddMany measures the load of a seeded run: N pages added one
+// after the other with no query between them (near.Index.Add on every page
+// an index of earlier runs holds), then one query, which pays for whatever
+// Add deferred. Pages are generated 10,000 at a time outside the timer.
+// Reported: pages/s over the adds and the first query, the first query's
+// time (settle-s), heap and footprint bytes a signature after the adds.
+//
+//	go test -run X -bench AddMany -benchtime 1x ./matcher/
+func BenchmarkAddMany(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			for range b.N {
+				gen := scalePages(1)
+				chunk := make([]features.Bag, 10_000)
+				h0 := heapBytes()
+				s, _ := NewSpotSigs(0.8)
+				var add time.Duration
+				for s.Len() < n {
+					gen(chunk[:min(len(chunk), n-s.Len())])
+					t0 := time.Now()
+					for _, bag := range chunk[:min(len(chunk), n-s.Len())] {
+						s.Add(uint32(s.Len()), bag)
+					}
+					add += time.Since(t0)
+				}
+				heap := heapBytes() - h0 - uint64(16*len(chunk)*cap(chunk[0]))
+				q := slices.Clone(chunk[0])
+				t0 := time.Now()
+				if len(s.MatchAll(q, nil)) == 0 {
+					b.Fatal("a page indexed does not match itself")
+				}
+				settle := time.Since(t0)
+				sigs := float64(s.arenaLen())
+				ar, sl, li, dc := s.footprint()
+				b.ReportMetric(float64(n)/(add+settle).Seconds(), "pages/s")
+				b.ReportMetric(settle.Seconds(), "settle-s")
+				b.ReportMetric(float64(heap)/sigs, "heapB/sig")
+				b.ReportMetric(float64(ar+sl+li+dc)/sigs, "B/sig")
+				b.ReportMetric(float64(ar)/sigs, "arenaB/sig")
+				b.ReportMetric(float64(sl)/sigs, "slotB/sig")
+				b.ReportMetric(float64(li)/sigs, "listB/sig")
+				b.ReportMetric(sigs/float64(n), "sigs/page")
+			}
+		})
+	}
 }

@@ -176,6 +176,7 @@ func TestHugeFirstBag(t *testing.T) {
 	s, _ := NewSpotSigs(0.9)
 	s.Add(1, b)
 	s.Add(2, b[:100])
+	s.sync()
 	if s.sw != 4 {
 		t.Fatalf("slot width %d", s.sw)
 	}

@@ -419,6 +419,7 @@ func bagOfKeys(keys []uint64) features.Bag { return features.BagOf(slices.Clone(
 // document is posted exactly once under its key, and sorted parts are sorted.
 func checkIndex(t *testing.T, s *SpotSigs) {
 	t.Helper()
+	s.sync()
 	total := 0
 	for _, pl := range s.lists {
 		if !slices.IsSortedFunc(pl.docs[:pl.sorted], s.cmpPost) {
@@ -534,6 +535,9 @@ func TestPostingsAndBags(t *testing.T) {
 // slots go from 3 to 4 bytes, and checks the index and some queries against
 // brute force.
 func TestWideRefs(t *testing.T) {
+	// Small batches, so that the table holds postings as it widens.
+	defer func(m int) { maxBatch = m }(maxBatch)
+	maxBatch = 5000
 	g := newSynth(13, 0.5)
 	s, _ := NewSpotSigs(0.8)
 	var bags []features.Bag
@@ -542,9 +546,114 @@ func TestWideRefs(t *testing.T) {
 		bags = append(bags, b)
 		s.Add(uint32(len(bags)-1), b)
 	}
+	s.sync()
 	if s.refBits < 22 || s.sw != 4 {
 		t.Fatalf("refBits %d for %d entries", s.refBits, s.arenaLen())
 	}
 	checkIndex(t, s)
 	checkQueries(t, s, bags, len(bags)/7, "0.8")
+}
+
+// TestAddManyEquivalent: an index built by many Adds with no query between
+// them (a seeded run's load: the postings are made in one sorted batch and
+// list tails ordered once, at the first query; or in batches of 5,000
+// signatures during the load) answers every query as an index built with a
+// query after every Add, whose postings were made one by one and tails merged
+// as they came due, and as one with a query now and then. Compared: MatchAll and Match of every bag, Postings
+// (count and documents; their order within a list's unsorted tail depends on
+// when the tail was merged) of every key, AppendBag of every document, and
+// the index invariants. realBags share a 20,000-key vocabulary, so more than
+// maxPending lists come due during the load; randomBags' small vocabulary
+// makes long lists and many equal lengths.
+func TestAddManyEquivalent(t *testing.T) {
+	const n = 3000
+	r := rand.New(rand.NewPCG(17, 17))
+	for _, tc := range []struct {
+		name string
+		tau  string
+		bags []features.Bag
+		many bool // more than maxPending lists come due
+	}{
+		{"real/0.8", "0.8", realBags(r, n), true},
+		{"real/0.5", "0.5", realBags(r, n), true},
+		{"random/0.7", "0.7", randomBags(r, n, 40), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Empty bags are not indexed; without them document n is bag n.
+			tc.bags = slices.DeleteFunc(tc.bags, func(b features.Bag) bool { return b.Len() == 0 })
+			tau := mustTau(t, tc.tau)
+			build := func(every int) *SpotSigs {
+				s, err := NewSpotSigs(tau)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, b := range tc.bags {
+					s.Add(uint32(i), b)
+					if every > 0 && i%every == 0 {
+						s.Match(tc.bags[(i*7)%len(tc.bags)], BestGuess)
+					}
+				}
+				return s
+			}
+			old := build(1)
+			for _, every := range []int{0, 97, -1} {
+				var s *SpotSigs
+				if every < 0 {
+					// Batches of a few documents posted during the load.
+					m := maxBatch
+					maxBatch = 5000
+					s = build(0)
+					maxBatch = m
+				} else {
+					s = build(every)
+				}
+				if s.posted < len(s.docs) {
+					s.postBatch()
+				}
+				if every == 0 && (len(s.pending) == 0 || tc.many != s.pendingAll) {
+					t.Fatalf("%d lists due, past maxPending %v", len(s.pending), s.pendingAll)
+				}
+				checkIndex(t, s)
+				step := 1
+				if testing.Short() {
+					step = 5
+				}
+				for i := 0; i < len(tc.bags); i += step {
+					b := tc.bags[i]
+					if got, want := s.AppendBag(nil, i), old.AppendBag(nil, i); !reflect.DeepEqual(got, want) {
+						t.Fatalf("every %d: AppendBag(%d) = %v, want %v", every, i, got, want)
+					}
+					for _, e := range b {
+						var got, want []uint32
+						cg := s.Postings(e.Key, func(id uint32) bool { got = append(got, id); return true })
+						cw := old.Postings(e.Key, func(id uint32) bool { want = append(want, id); return true })
+						slices.Sort(got)
+						slices.Sort(want)
+						if cg != cw || !slices.Equal(got, want) {
+							t.Fatalf("every %d: Postings(%x) = %d %v, want %d %v", every, e.Key, cg, got, cw, want)
+						}
+					}
+				}
+				for i := 0; i < len(tc.bags); i += step {
+					b := tc.bags[i]
+					got, want := s.MatchAll(b, nil), old.MatchAll(b, nil)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("every %d: MatchAll = %v, want %v", every, got, want)
+					}
+					gc, gok := s.Match(b, BestGuess)
+					wc, wok := old.Match(b, BestGuess)
+					if gc != wc || gok != wok {
+						t.Fatalf("every %d: Match = %v %v, want %v %v", every, gc, gok, wc, wok)
+					}
+				}
+				checkIndex(t, s)
+				for _, pl := range s.lists {
+					if due(len(pl.docs)-pl.sorted, pl.sorted) {
+						t.Fatalf("every %d: a tail of %d after %d left unmerged by queries", every, len(pl.docs)-pl.sorted, pl.sorted)
+					}
+				}
+				checkQueries(t, s, tc.bags, len(tc.bags)/13, tc.tau)
+			}
+		})
+	}
 }
