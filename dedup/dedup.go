@@ -102,6 +102,7 @@ type Stats struct {
 	DuplicateIDs    int // records whose WARC-Record-ID an earlier record of the run had
 	Seeded          int // records read from an index of earlier runs (Seed)
 	LaterKept       int // duplicates kept whole because the kept copy was captured after them
+	AlreadyKept     int // records an index already holds as kept (the same file run again): kept whole
 }
 
 // clone returns a copy of s that shares no map with it.
@@ -527,6 +528,12 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		d.Stats.DigestConflicts++
 		return d.pass(w, rec, raw)
 	}
+	if dup && kept.id == rec.ID() && kept.id != "" {
+		// The kept record is this record, read from an index of an earlier
+		// run over the same file: a record is never a revisit of itself.
+		d.Stats.AlreadyKept++
+		return d.pass(w, rec, raw)
+	}
 	if dup && later(kept.date, rec.Header.Get("WARC-Date")) {
 		// The kept copy was captured after this one: this capture stays
 		// whole rather than point forward in time.
@@ -551,6 +558,9 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			}
 			if later(m.kept.date, r.date) {
 				d.Stats.LaterKept++
+				found = false
+			} else if m.kept.id == r.id && r.id != "" {
+				d.Stats.AlreadyKept++
 				found = false
 			}
 		}

@@ -143,3 +143,17 @@ func TestRecrawlThroughIndex(t *testing.T) {
 		t.Error("the second day's output differs from one run's")
 	}
 }
+
+// TestSameFileAgainstItsIndex: a file processed again against the index its
+// first run added to keeps every record whole: a record is never a revisit
+// of itself (which would point at a record no longer there once the first
+// output is overwritten).
+func TestSameFileAgainstItsIndex(t *testing.T) {
+	day := responsesWARC(t, false,
+		response{id: "<urn:uuid:a>", uri: "http://news.example/a", body: story(1, 40, 0)},
+		response{id: "<urn:uuid:logo>", uri: "http://news.example/logo", ctype: "image/png", body: strings.Repeat("png", 600)})
+	outs, st := throughIndex(t, DefaultOptions(), day, day)
+	if !bytes.Equal(outs[1], day) || st.Revisits != 0 || st.NearRevisits != 0 || st.AlreadyKept != 2 {
+		t.Errorf("%+v: the second run over the same file must keep it whole", st)
+	}
+}
