@@ -528,7 +528,7 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 		d.Stats.DigestConflicts++
 		return d.pass(w, rec, raw)
 	}
-	if dup && kept.id == rec.ID() && kept.id != "" {
+	if dup && kept.seed && kept.id == rec.ID() && kept.id != "" {
 		// The kept record is this record, read from an index of an earlier
 		// run over the same file: a record is never a revisit of itself.
 		d.Stats.AlreadyKept++
@@ -559,7 +559,7 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 			if later(m.kept.date, r.date) {
 				d.Stats.LaterKept++
 				found = false
-			} else if m.kept.id == r.id && r.id != "" {
+			} else if m.kept.seed && m.kept.id == r.id && r.id != "" {
 				d.Stats.AlreadyKept++
 				found = false
 			}

@@ -26,6 +26,8 @@ type ref struct {
 	// bare: uri is as a CDX gives it, without the angle brackets some
 	// crawlers write around WARC-Target-URI (index.Record.Bare).
 	bare bool
+	// seed: the record was kept by an earlier run (Deduper.Seed).
+	seed bool
 	// entity: the kept response's HTTP fields that describe its body
 	// (entityFields), as "Name: value" lines each ending in CR LF: a near
 	// revisit's head carries them (see nearHead).
@@ -112,11 +114,14 @@ func (s *refStore) add(r ref) (uint32, error) {
 		b = append(b, v...)
 	}
 	b = binary.AppendUvarint(b, uint64(r.offset))
-	bare := byte(0)
+	flags := byte(0)
 	if r.bare {
-		bare = 1
+		flags |= 1
 	}
-	b = append(b, bare)
+	if r.seed {
+		flags |= 2
+	}
+	b = append(b, flags)
 	b = append(b, r.sha256[:]...)
 	s.buf = b
 	n := uint32(len(s.off))
@@ -185,7 +190,7 @@ func (s *refStore) get(n uint32) (ref, error) {
 	if len(b) == 0 {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)
 	}
-	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], entity: v[6], offset: int64(off), bare: b[0] == 1}
+	r := ref{digest: v[0], id: v[1], uri: v[2], date: v[3], computed: v[4], file: v[5], entity: v[6], offset: int64(off), bare: b[0]&1 != 0, seed: b[0]&2 != 0}
 	b = b[1:]
 	if copy(r.sha256[:], b) != len(r.sha256) || len(b) != len(r.sha256) {
 		return ref{}, s.fail(io.ErrUnexpectedEOF)

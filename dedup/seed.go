@@ -20,7 +20,7 @@ func (d *Deduper) Seed(r *index.Record) error {
 		return fmt.Errorf("dedup: Seed after Run")
 	}
 	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
-		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity})
+		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
 	if err != nil {
 		return err
 	}
