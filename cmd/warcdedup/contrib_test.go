@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warcdedup/warcdedup/internal/testshared"
+)
+
+// buildBinary builds warcdedup for the recipes of contrib/ to run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: the contrib/ recipes are not run")
+	}
+	bin := filepath.Join(t.TempDir(), "warcdedup")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// recipe runs a contrib/ script with the built binary.
+func recipe(t *testing.T, bin, script string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{filepath.Join("..", "..", "contrib", script)}, args...)...)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// revisits counts the revisit records of the WARC files in dir, and those
+// whose WARC-Refers-To names a record of the files in earlier.
+func revisits(t *testing.T, dir string, earlier ...string) (all, into int) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, d := range earlier {
+		fs, _ := filepath.Glob(filepath.Join(d, "*.warc*"))
+		for _, f := range fs {
+			rs, err := readRecords(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				if r.h != nil {
+					ids[r.h.Get("WARC-Record-ID")] = true
+				}
+			}
+		}
+	}
+	fs, _ := filepath.Glob(filepath.Join(dir, "*.warc*"))
+	if len(fs) == 0 {
+		t.Fatalf("no output in %s", dir)
+	}
+	for _, f := range fs {
+		rs, err := readRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.h != nil && r.h.Get("WARC-Type") == "revisit" {
+				all++
+				if ids[r.h.Get("WARC-Refers-To")] {
+					into++
+				}
+			}
+		}
+	}
+	return all, into
+}
+
+// TestRecipes runs the README's recipes from contrib/: wget for real on a
+// site served here, twice with one index; Heritrix's post-crawl step on the
+// ukwa re-crawl pair (two Heritrix crawls of data.gov.uk) as two jobs, with
+// a file Heritrix is still writing; Browsertrix-crawler's on a collection
+// of Webrecorder-made files.
+func TestRecipes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and crawls: not with -short")
+	}
+	bin := buildBinary(t)
+	t.Run("wget", func(t *testing.T) {
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("wget is not installed (Debian's wget package; .ci/run installs it)")
+		}
+		site := &crawlSite{}
+		srv := httptest.NewServer(site)
+		defer srv.Close()
+		dir := t.TempDir()
+		idx := filepath.Join(dir, "index")
+		for c := 1; c <= 2; c++ {
+			site.crawl.Store(int32(c))
+			recipe(t, bin, "wget-crawl.sh", idx, filepath.Join(dir, fmt.Sprint("day", c)), srv.URL+"/", "-e", "robots=off")
+		}
+		all, into := revisits(t, filepath.Join(dir, "day2"), filepath.Join(dir, "day1"))
+		if all != 5 || into != 5 {
+			t.Errorf("day 2: %d revisits, %d into day 1; want the logo and the 4 stories", all, into)
+		}
+	})
+	t.Run("heritrix", func(t *testing.T) {
+		src := testshared.Path(t, ukwaDir)
+		dir := t.TempDir()
+		idx := filepath.Join(dir, "index")
+		for i, f := range []string{"BL-20140325121225068-00000-32090~opera~8443.warc.gz", "BL-20140325122341434-00000-32090~opera~8443.warc.gz"} {
+			warcs := filepath.Join(dir, fmt.Sprint("job", i+1), "20140325120000", "warcs")
+			copyFile(t, filepath.Join(src, f), filepath.Join(warcs, f))
+			copyFile(t, filepath.Join(src, f), filepath.Join(warcs, "still-writing.warc.gz.open"))
+			out := recipe(t, bin, "heritrix-postcrawl.sh", filepath.Join(dir, fmt.Sprint("job", i+1)), idx, filepath.Join(dir, fmt.Sprint("out", i+1)))
+			if !strings.Contains(out, "skipping 1 file") {
+				t.Errorf("no word of the .open file: %s", out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, fmt.Sprint("out", i+1), "still-writing.warc.gz.open")); err == nil {
+				t.Error("the .open file was processed")
+			}
+		}
+		// The second crawl holds 55 revisits of its own (none point into
+		// the first crawl's records); warcdedup adds its 6 near revisits
+		// of the first crawl's pages.
+		all, into := revisits(t, filepath.Join(dir, "out2"), filepath.Join(dir, "out1"))
+		if into < 6 || all < 55+6 {
+			t.Errorf("second job: %d revisits, %d into the first; want 55 of its own and at least 6 more into the first", all, into)
+		}
+	})
+	t.Run("browsertrix", func(t *testing.T) {
+		src := testshared.Path(t, "warcs/archivesunleashed+aut/src/test/resources/warc/issue-493.warc")
+		dir := t.TempDir()
+		coll := filepath.Join(dir, "crawls", "collections", "test")
+		copyFile(t, src, filepath.Join(coll, "archive", "rec-20240101000000-1.warc"))
+		recipe(t, bin, "browsertrix-postcrawl.sh", coll, filepath.Join(dir, "index"), filepath.Join(dir, "out"))
+		in := []string{filepath.Join(coll, "archive", "rec-20240101000000-1.warc")}
+		out := []string{filepath.Join(dir, "out", "rec-20240101000000-1.warc")}
+		warccheck(t, in, out, checkOutputs(t, in, out))
+	})
+}
+
+const ukwaDir = "warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs"
