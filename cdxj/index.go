@@ -103,17 +103,17 @@ func Lines(r io.Reader, filename string, opt Options) ([]string, error) {
 
 // entry is one record as pywb's DefaultRecordParser sees it.
 type entry struct {
-	recType                      string
-	url, urlkey, timestamp       string
-	mime, mimeDetected, status   string
-	digest, metadata             string
-	offset, length               int64
-	method, requestBody          string
-	id, concurrentTo             string
-	contentType                  string // the full Content-Type mime was taken from
-	reqMethod, reqContentLength  string // request records: for the POST query
-	reqBody                      []byte
-	warcFields, warcinfo, noHTTP bool
+	recType                     string
+	url, urlkey, timestamp      string
+	mime, mimeDetected, status  string
+	digest, metadata            string
+	offset, length              int64
+	method, requestBody         string
+	id, concurrentTo            string
+	contentType                 string // the full Content-Type mime was taken from
+	reqMethod, reqContentLength string // request records: for the POST query
+	reqBody                     []byte
+	noHTTP                      bool
 }
 
 type indexer struct {

@@ -306,16 +306,15 @@ func (ix *Index) loadSegment(s Segment, fn func(*Record) error) error {
 // Writer writes a new segment. Nothing is visible in the index until
 // Commit.
 type Writer struct {
-	ix      *Index
-	seg     Segment
-	tmp     string
-	f       *os.File
-	w       *bufio.Writer
-	crc     hash.Hash32
-	buf     []byte
-	err     error
-	done    bool
-	entries int
+	ix   *Index
+	seg  Segment
+	tmp  string
+	f    *os.File
+	w    *bufio.Writer
+	crc  hash.Hash32
+	buf  []byte
+	err  error
+	done bool
 }
 
 // NewWriter starts a segment for this run's kept records.
