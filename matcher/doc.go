@@ -48,20 +48,20 @@
 // ordering of list tails to the next query (see SpotSigs), with the same
 // answers to every query. On synthetic pages shaped as index/scale_test.go's
 // (40-160 signatures a page from a Zipf vocabulary of 2^24, folded; 87.6
-// distinct), an index of 100k pages loads at 118k pages/s and one of 1M at
-// 96k, the first query included (1.4 s at 1M), against 39k and 37k when each
-// Add made its postings and merged tails as they came due; 11.7 and 11.2
-// bytes a signature by capacities (11.9 and 11.5 before), 12.4 and 11.2 of
-// heap (13.1 and 11.7):
+// distinct), an index of 100k pages loads at 106k pages/s and one of 1M at
+// 91k, the first query included (1.4 s at 1M), against 39k and 37k when each
+// Add made its postings and merged tails as they came due and the arena was
+// one slice; 11.7 and 11.0 bytes a signature by capacities (11.9 and 11.5
+// before), 12.4 and 10.9 of heap (13.1 and 11.7); the machine is shared, and
+// rates vary by a tenth from run to run:
 //
 //	go test -run X -bench AddMany -benchtime 1x ./matcher/
 //
 // Loading 1M such pages into a Deduper
 // (WARCDEDUP_SCALE_PAGES=1000000 go test ./index -run IndexScale -v) took
-// 15.2 s instead of 35.0, with 1,101 bytes of heap a page instead of 1,147.
-// What is left of the matcher's share is mostly memory traffic: the arena's
-// growth by an eighth copies it about nine times, and each key of a batch
-// reads its list where it lies.
+// 12.1 s instead of 35.0, with 1,072 bytes of heap a page instead of 1,147.
+// What is left of the matcher's share is mostly memory traffic: each key of
+// a batch reads its list where it lies, and the batch is sorted.
 //
 // Sites holds one SpotSigs index per site key, created on first use, for the
 // caller's same-site routing.

@@ -657,3 +657,48 @@ func TestAddManyEquivalent(t *testing.T) {
 		})
 	}
 }
+
+// TestArenaChunks fills more than one arena chunk with 32-bit keys, then
+// adds 64-bit keys, which widens the chunks in place, and checks the index
+// and queries, some of them on documents that straddle a chunk boundary.
+func TestArenaChunks(t *testing.T) {
+	gen := scalePages(3)
+	bags := make([]features.Bag, 13_000)
+	gen(bags)
+	r := rand.New(rand.NewPCG(5, 5))
+	bags = append(bags, realBags(r, 200)...)
+	s, _ := NewSpotSigs(0.8)
+	var straddle []int
+	for i, b := range bags {
+		st := s.arenaLen()
+		s.Add(uint32(i), b)
+		if st>>chunkBits != (s.arenaLen()-1)>>chunkBits {
+			straddle = append(straddle, i)
+		}
+	}
+	if len(s.k64) < 2 || len(straddle) == 0 {
+		t.Fatalf("%d chunks, straddling documents %v", len(s.k64), straddle)
+	}
+	checkIndex(t, s)
+	for i, b := range bags {
+		if got := s.AppendBag(nil, i); !reflect.DeepEqual(got, b) {
+			t.Fatalf("AppendBag(%d) differs", i)
+		}
+	}
+	for _, i := range append(straddle, 0, 12_999, 13_100) {
+		want := []uint32{}
+		for j := range bags {
+			if bruteMatch(bags[j], bags[i], "0.8") {
+				want = append(want, uint32(j))
+			}
+		}
+		got := []uint32{}
+		for _, c := range s.MatchAll(bags[i], nil) {
+			got = append(got, c.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("doc %d: got %v want %v", i, got, want)
+		}
+	}
+}
