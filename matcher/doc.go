@@ -48,8 +48,8 @@
 // ordering of list tails to the next query (see SpotSigs), with the same
 // answers to every query. On synthetic pages shaped as index/scale_test.go's
 // (40-160 signatures a page from a Zipf vocabulary of 2^24, folded; 87.6
-// distinct), an index of 100k pages loads at 106k pages/s and one of 1M at
-// 91k, the first query included (1.4 s at 1M), against 39k and 37k when each
+// distinct), an index of 100k pages loads at 151k pages/s and one of 1M at
+// 121k, the first query included (1.5 s at 1M), against 39k and 37k when each
 // Add made its postings and merged tails as they came due and the arena was
 // one slice; 11.7 and 11.0 bytes a signature by capacities (11.9 and 11.5
 // before), 12.4 and 10.9 of heap (13.1 and 11.7); the machine is shared, and
@@ -59,7 +59,7 @@
 //
 // Loading 1M such pages into a Deduper
 // (WARCDEDUP_SCALE_PAGES=1000000 go test ./index -run IndexScale -v) took
-// 12.1 s instead of 35.0, with 1,072 bytes of heap a page instead of 1,147.
+// 10.4 s instead of 35.0, with 1,072 bytes of heap a page instead of 1,147.
 // What is left of the matcher's share is mostly memory traffic: each key of
 // a batch reads its list where it lies, and the batch is sorted.
 //

@@ -327,7 +327,16 @@ func (s *SpotSigs) postBatch() {
 			ents[i] = keyHash(s.key(p))>>32<<32 | uint64(i)
 		}
 	}
-	ents = radixHigh32(ents, make([]uint64, m))
+	ents, kk := radixHigh32(ents, make([]uint64, m))
+	// The keys and documents in sorted order, read in loops of independent
+	// loads (the reads are at random in the batch's part of the arena).
+	ds := make([]uint32, m)
+	for j, e := range ents {
+		kk[j] = s.key(p0 + uint32(e))
+	}
+	for j, e := range ents {
+		ds[j] = docAt[uint32(e)]
+	}
 	// Keys inserted in hash order into a table much smaller than the batch's
 	// new keys would all have the first home slots of each size it grows to,
 	// making one cluster that every later probe walks. So a table small for
@@ -336,7 +345,7 @@ func (s *SpotSigs) postBatch() {
 	// during the sweep leaves the table's keys spread.
 	groups := 1
 	for i := 1; i < m; i++ {
-		if ents[i]>>32 != ents[i-1]>>32 {
+		if kk[i] != kk[i-1] {
 			groups++
 		}
 	}
@@ -348,13 +357,14 @@ func (s *SpotSigs) postBatch() {
 	// Groups are posted warmBlock at a time, after warm has read ahead what
 	// they will read.
 	var keys [warmBlock]uint64
-	var grps [warmBlock][]uint64
+	var firsts [warmBlock]uint32
+	var gds [warmBlock][]uint32
 	var homes [warmBlock]uint32
 	nb := 0
 	post := func() {
 		s.warm(keys[:nb], homes[:nb])
 		for j := range nb {
-			s.postGroup(keys[j], grps[j], p0, docAt)
+			s.postGroup(keys[j], firsts[j], gds[j])
 		}
 		nb = 0
 	}
@@ -363,50 +373,63 @@ func (s *SpotSigs) postBatch() {
 		for hi < m && ents[hi]>>32 == ents[lo]>>32 {
 			hi++
 		}
-		run := ents[lo:hi]
-		lo = hi
-		// Different keys with equal hash bits (a few a batch): grouped by key,
-		// stably, keeping document order within each.
-		k := s.key(p0 + uint32(run[0]))
-		mixed := false
-		for _, e := range run[1:] {
-			if s.key(p0+uint32(e)) != k {
-				mixed = true
-				break
-			}
+		if !allEqual(kk[lo:hi]) {
+			// Different keys with equal hash bits (a few a batch): grouped
+			// by key, stably, keeping document order within each.
+			sortRun(ents[lo:hi], kk[lo:hi], ds[lo:hi])
 		}
-		if mixed {
-			slices.SortStableFunc(run, func(a, b uint64) int {
-				ka, kb := s.key(p0+uint32(a)), s.key(p0+uint32(b))
-				switch {
-				case ka < kb:
-					return -1
-				case ka > kb:
-					return 1
-				}
-				return 0
-			})
-		}
-		for len(run) > 0 {
-			k := s.key(p0 + uint32(run[0]))
-			g := 1
-			for g < len(run) && s.key(p0+uint32(run[g])) == k {
-				g++
+		for g := lo; g < hi; {
+			e := g + 1
+			for e < hi && kk[e] == kk[g] {
+				e++
 			}
-			keys[nb], grps[nb] = k, run[:g]
+			keys[nb], firsts[nb], gds[nb] = kk[g], p0+uint32(ents[g]), ds[g:e]
 			if nb++; nb == warmBlock {
 				post()
 			}
-			run = run[g:]
+			g = e
 		}
+		lo = hi
 	}
 	post()
 	s.posted = len(s.docs)
 }
 
-// radixHigh32 sorts a by its high 32 bits, stably, using tmp (as long as a)
-// and returns the sorted slice (a or tmp).
-func radixHigh32(a, tmp []uint64) []uint64 {
+// allEqual says whether all of k are equal.
+func allEqual(k []uint64) bool {
+	for _, v := range k[1:] {
+		if v != k[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// sortRun sorts the entries of a run of postBatch, their keys and their
+// documents by key, stably.
+func sortRun(ents, kk []uint64, ds []uint32) {
+	idx := make([]int, len(ents))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case kk[a] < kk[b]:
+			return -1
+		case kk[a] > kk[b]:
+			return 1
+		}
+		return 0
+	})
+	e, k, d := slices.Clone(ents), slices.Clone(kk), slices.Clone(ds)
+	for i, j := range idx {
+		ents[i], kk[i], ds[i] = e[j], k[j], d[j]
+	}
+}
+
+// radixHigh32 sorts a by its high 32 bits, stably, using tmp (as long as a),
+// and returns the sorted slice and the other one.
+func radixHigh32(a, tmp []uint64) (sorted, free []uint64) {
 	for _, sh := range [...]uint{32, 43, 54} {
 		var count [1 << 11]uint32
 		for _, v := range a {
@@ -424,13 +447,13 @@ func radixHigh32(a, tmp []uint64) []uint64 {
 		}
 		a, tmp = tmp, a
 	}
-	return a
+	return a, tmp
 }
 
-// postGroup adds the documents of grp (batch entries of postBatch, whose
-// arena positions are p0 plus their low 32 bits, in document order) to the
-// postings of key, which none of them is in yet.
-func (s *SpotSigs) postGroup(key uint64, grp []uint64, p0 uint32, docAt []uint32) {
+// postGroup adds documents ds (in ascending order, none of them holding key
+// in the index yet) to the postings of key; p is the arena position of
+// key in ds[0].
+func (s *SpotSigs) postGroup(key uint64, p uint32, ds []uint32) {
 	if (s.used+1)*maxLoadDen > s.nslots*maxLoadNum {
 		s.grow()
 	}
@@ -451,29 +474,27 @@ func (s *SpotSigs) postGroup(key uint64, grp []uint64, p0 uint32, docAt []uint32
 	var dOld uint32 // the one document holding key so far
 	switch {
 	case v == 0:
-		s.set(i, f|(p0+uint32(grp[0])+1))
+		s.set(i, f|(p+1))
 		s.used++
-		if len(grp) == 1 {
+		if len(ds) == 1 {
 			return
 		}
-		dOld, grp = docAt[uint32(grp[0])], grp[1:]
+		dOld, ds = ds[0], ds[1:]
 	case s.ref(v)&listTag == 0:
 		dOld = s.docOf(s.ref(v) - 1)
 	default:
 		pl := &s.lists[s.ref(v)&^listTag]
 		old := len(pl.docs) - pl.sorted
-		if l := len(pl.docs); cap(pl.docs)-l < len(grp) {
+		if l := len(pl.docs); cap(pl.docs)-l < len(ds) {
 			// Grow to fit, or by an eighth: post grows a list by a quarter,
 			// and appends fill that room one by one, a quarter of a list's
 			// growth room left on average; a batch adds its postings at
 			// once, and the room past them waits for the next batch.
-			nd := make([]uint32, l, max(l+len(grp), l+l/8+2))
+			nd := make([]uint32, l, max(l+len(ds), l+l/8+2))
 			copy(nd, pl.docs)
 			pl.docs = nd
 		}
-		for _, e := range grp {
-			pl.docs = append(pl.docs, docAt[uint32(e)])
-		}
+		pl.docs = append(pl.docs, ds...)
 		if tail := len(pl.docs) - pl.sorted; due(tail, pl.sorted) && !due(old, pl.sorted) {
 			s.due(s.ref(v) &^ listTag)
 		}
@@ -483,15 +504,13 @@ func (s *SpotSigs) postGroup(key uint64, grp []uint64, p0 uint32, docAt []uint32
 	if len(s.lists) >= listTag-1 {
 		panic("matcher: SpotSigs list table full")
 	}
-	docs := make([]uint32, 2, 1+len(grp))
-	d := docAt[uint32(grp[0])]
+	docs := make([]uint32, 2, 1+len(ds))
+	d := ds[0]
 	docs[0], docs[1] = dOld, d
 	if s.before(d, dOld) {
 		docs[0], docs[1] = d, dOld
 	}
-	for _, e := range grp[1:] {
-		docs = append(docs, docAt[uint32(e)])
-	}
+	docs = append(docs, ds[1:]...)
 	s.lists = append(s.lists, plist{key: key, docs: docs, sorted: 2})
 	s.set(i, s.tag()|f|uint32(len(s.lists)-1))
 	if due(len(docs)-2, 2) {

@@ -702,3 +702,65 @@ func TestArenaChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchHashCollisions: keys whose hashes differ by one (so share the 32
+// high bits a batch is sorted by) are kept apart when postings are made in a
+// sorted batch.
+func TestBatchHashCollisions(t *testing.T) {
+	const c = 0x9E3779B97F4A7C15 // keyHash's multiplier
+	inv := uint64(c)
+	for range 6 {
+		inv *= 2 - c*inv // Newton's iteration for the inverse mod 2^64
+	}
+	r := rand.New(rand.NewPCG(21, 21))
+	base := make([]uint64, 300)
+	for i := range base {
+		base[i] = r.Uint64()
+		if keyHash(base[i]+inv)>>32 != keyHash(base[i])>>32 {
+			base[i] = base[i-1] + 7 // no carry into the high bits (likely)
+		}
+	}
+	bags := make([]features.Bag, 400)
+	for i := range bags {
+		var keys []uint64
+		for range 10 + r.IntN(20) {
+			k := base[r.IntN(len(base))]
+			keys = append(keys, k)
+			if r.IntN(2) == 0 {
+				keys = append(keys, k+inv)
+			}
+		}
+		bags[i] = bagOfKeys(keys)
+	}
+	bulk, _ := NewSpotSigs(0.5)
+	old, _ := NewSpotSigs(0.5)
+	n := 0
+	for i, b := range bags {
+		bulk.Add(uint32(i), b)
+		old.Add(uint32(i), b)
+		old.Match(b, BestGuess)
+		n += len(b)
+	}
+	if n < minSortBatch {
+		t.Fatalf("%d signatures, not a sorted batch", n)
+	}
+	checkIndex(t, bulk)
+	for _, k := range base {
+		for _, k := range []uint64{k, k + inv} {
+			var got, want []uint32
+			bulk.Postings(k, func(id uint32) bool { got = append(got, id); return true })
+			old.Postings(k, func(id uint32) bool { want = append(want, id); return true })
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("Postings(%x) = %v, want %v", k, got, want)
+			}
+		}
+	}
+	for _, b := range bags {
+		if got, want := bulk.MatchAll(b, nil), old.MatchAll(b, nil); !reflect.DeepEqual(got, want) {
+			t.Fatalf("MatchAll = %v, want %v", got, want)
+		}
+	}
+	checkQueries(t, bulk, bags, 37, "0.5")
+}
