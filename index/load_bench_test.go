@@ -5,9 +5,10 @@ import (
 
 	"github.com/warcdedup/warcdedup/dedup"
 	"github.com/warcdedup/warcdedup/index"
+	"github.com/warcdedup/warcdedup/internal/synth"
 )
 
-// BenchmarkLoad reads a 100,000-record segment (synthPages) back, without
+// BenchmarkLoad reads a 100,000-record segment (internal/synth) back, without
 // building a run's indexes from it: the store's own share of loading.
 func BenchmarkLoad(b *testing.B) {
 	dir := b.TempDir()
@@ -18,7 +19,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	w, _ := ix.NewWriter(nil)
 	n := 100000
-	for rec := range synthPages(n, 1) {
+	for rec := range synth.Records(n, 1) {
 		w.Add(rec)
 	}
 	if err := w.Commit(); err != nil {

@@ -11,7 +11,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,29 +18,15 @@ import (
 	"github.com/cockroachdb/pebble"
 	"go.etcd.io/bbolt"
 
-	"github.com/warcdedup/warcdedup/features"
 	"github.com/warcdedup/warcdedup/index"
-	"github.com/warcdedup/warcdedup/near"
+	"github.com/warcdedup/warcdedup/internal/synth"
 )
 
 // records makes n kept records shaped as index/scale_test.go's.
 func records(n int) []*index.Record {
-	r := rand.New(rand.NewPCG(1, 1))
-	z := rand.NewZipf(r, 1.1, 4, 1<<24-1)
-	out := make([]*index.Record, n)
-	keys := make([]uint64, 0, 200)
-	for i := range n {
-		keys = keys[:0]
-		for range 40 + r.IntN(121) {
-			keys = append(keys, z.Uint64()*2654435761%(1<<32))
-		}
-		site := fmt.Sprintf("site%05d.example", r.IntN(10000))
-		uri := fmt.Sprintf("http://%s/story/%d", site, i)
-		out[i] = &index.Record{ID: fmt.Sprintf("<urn:uuid:%08x-0000-5000-8000-%012x>", i, i), URI: uri,
-			Date: "2025-06-01T12:00:00Z", Digest: fmt.Sprintf("sha1:%032X", i), Computed: fmt.Sprintf("sha1:%032X", i),
-			File: "crawl-00001.warc.gz", Offset: int64(i) * 20000,
-			Entity: "Content-Type: text/html; charset=utf-8\r\nContent-Length: 48213\r\n",
-			Page:   &near.Page{Site: site, URL: near.URLKey(uri), Spots: features.BagOf(keys)}}
+	var out []*index.Record
+	for r := range synth.Records(n, 1) {
+		out = append(out, r)
 	}
 	return out
 }
