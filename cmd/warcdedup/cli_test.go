@@ -182,3 +182,29 @@ func TestOutputPermissions(t *testing.T) {
 		os.Remove(out)
 	}
 }
+
+// TestFlagsAnywhere: flags after the file names are flags, as in GNU tools;
+// after "--" every argument is a file name.
+func TestFlagsAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.warc.gz")
+	if code, msg := runCLI(t, samplePath, out, "-q"); code != exitOK || msg != "" {
+		t.Fatalf("exit %d, %q", code, msg)
+	}
+	// --force after the names overwrites; it names no file.
+	if code, msg := runCLI(t, samplePath, out, "--force", "-q"); code != exitOK {
+		t.Fatalf("--force after the names: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat("--force"); err == nil {
+		os.RemoveAll("--force")
+		t.Fatal("--force was taken as an output")
+	}
+	odd := "-odd.warc.gz" // in the package folder: a name that reads as a flag
+	t.Cleanup(func() { os.Remove(odd) })
+	if code, msg := runCLI(t, "-q", "--", samplePath, odd); code != exitOK {
+		t.Fatalf("after --: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(odd); err != nil {
+		t.Errorf("the output named after -- is not there: %v", err)
+	}
+}

@@ -138,7 +138,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
 	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the outputs (pywb's, sorted, revisits as warc/revisit) to this file")
-	if err := fl.Parse(args); err != nil {
+	files, err := parseInterspersed(fl, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
@@ -194,7 +195,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	jobs, side, err := plan(fl.Args(), *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
+	jobs, side, err := plan(files, *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		if _, ok := err.(shapeError); ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -259,4 +260,28 @@ func prepare(outs []*output, force bool, reg *registry) error {
 		}
 	}
 	return err
+}
+
+// parseInterspersed parses flags wherever they are on the command line, as
+// GNU tools do: "warcdedup IN OUT --force" forces, rather than naming an
+// input "OUT" and an output "--force". After "--" every argument is a file
+// name; "-" is standard input or output.
+func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fl.Args()
+		if len(rest) == 0 {
+			return files, nil
+		}
+		// flag stops at the first argument that is not a flag, and after
+		// "--", which it consumes: tell the two apart.
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(files, rest...), nil
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
 }

@@ -25,20 +25,12 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: warcdedup review [-o review.html] [--force] REPORT.jsonl [WARC or directory...]")
 		fl.PrintDefaults()
 	}
-	// Flags may follow the report's name.
-	var pos []string
-	for rest := args; ; {
-		if err := fl.Parse(rest); err != nil {
-			if err == flag.ErrHelp {
-				return exitOK
-			}
-			return exitUsage
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
 		}
-		if fl.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fl.Arg(0))
-		rest = fl.Args()[1:]
+		return exitUsage
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "warcdedup: review needs a report (warcdedup --report REPORT.jsonl ...); see 'warcdedup review -h'")
