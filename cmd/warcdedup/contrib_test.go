@@ -81,7 +81,7 @@ func revisits(t *testing.T, dir string, earlier ...string) (all, into int) {
 // site served here, twice with one index; Heritrix's post-crawl step on the
 // ukwa re-crawl pair (two Heritrix crawls of data.gov.uk) as two jobs, with
 // a file Heritrix is still writing; Browsertrix-crawler's on a collection
-// of Webrecorder-made files.
+// of a Webrecorder capture (pywb's iana.org sample).
 func TestRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and crawls: not with -short")
@@ -130,13 +130,14 @@ func TestRecipes(t *testing.T) {
 		}
 	})
 	t.Run("browsertrix", func(t *testing.T) {
-		src := testshared.Path(t, "warcs/archivesunleashed+aut/src/test/resources/warc/issue-493.warc")
+		// pywb's capture of iana.org: 343 records, 123 revisits of its own.
+		src := testshared.Path(t, "warcs/webrecorder+pywb/sample_archive/warcs/iana.warc.gz")
 		dir := t.TempDir()
 		coll := filepath.Join(dir, "crawls", "collections", "test")
-		copyFile(t, src, filepath.Join(coll, "archive", "rec-20240101000000-1.warc"))
+		copyFile(t, src, filepath.Join(coll, "archive", "rec-20240101000000-1.warc.gz"))
 		recipe(t, bin, "browsertrix-postcrawl.sh", coll, filepath.Join(dir, "index"), filepath.Join(dir, "out"))
-		in := []string{filepath.Join(coll, "archive", "rec-20240101000000-1.warc")}
-		out := []string{filepath.Join(dir, "out", "rec-20240101000000-1.warc")}
+		in := []string{filepath.Join(coll, "archive", "rec-20240101000000-1.warc.gz")}
+		out := []string{filepath.Join(dir, "out", "rec-20240101000000-1.warc.gz")}
 		warccheck(t, in, out, checkOutputs(t, in, out))
 	})
 }
