@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,15 +129,28 @@ func TestStdinStdout(t *testing.T) {
 	}
 }
 
+// TestUsage: a usage error is one line and a hint on standard error, exit
+// 2, never the whole help; --help goes to standard output with exit 0;
+// --version prints the version.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"only-one"}, {"-", "a", "b"}, {"--no-such-flag", "a", "b"}} {
-		if code, _ := runCLI(t, args...); code != exitUsage {
-			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+	for _, args := range [][]string{{}, {"only-one"}, {"-", "a", "b"}, {"--no-such-flag", "a", "b"}, {"--tau-same", "x", "a", "b"}} {
+		code, msg := runCLI(t, args...)
+		lines := strings.Split(strings.TrimSpace(msg), "\n")
+		if code != exitUsage || len(lines) > 3 || !strings.HasPrefix(lines[0], "warcdedup: ") || !strings.Contains(msg, "see 'warcdedup --help'") {
+			t.Errorf("%q: exit %d, %d lines: %q; want exit %d, one line and the hint", args, code, len(lines), msg, exitUsage)
 		}
 	}
-	code, msg := runCLI(t, "--help")
-	if code != exitOK || !strings.Contains(msg, "revisit") || !strings.Contains(msg, "Exit status") {
-		t.Errorf("--help: exit %d, %q", code, msg)
+	for _, h := range []string{"--help", "-h"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{h}, nil, &stdout, &stderr)
+		if code != exitOK || !strings.Contains(stdout.String(), "revisit") || !strings.Contains(stdout.String(), "Exit status") ||
+			!strings.Contains(stdout.String(), "-index") || stderr.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q", h, code, stdout.Len(), stderr.String())
+		}
+	}
+	var stdout bytes.Buffer
+	if code := run([]string{"--version"}, nil, &stdout, io.Discard); code != exitOK || !strings.HasPrefix(stdout.String(), "warcdedup ") {
+		t.Errorf("--version: exit %d, %q", code, stdout.String())
 	}
 }
 

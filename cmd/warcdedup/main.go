@@ -107,10 +107,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runReviewCommand(args[1:], stdout, stderr)
 	}
 	fl := flag.NewFlagSet("warcdedup", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, usage)
+	// The flag package's own messages are replaced: --help goes to standard
+	// output with exit 0, a usage error is one line and a hint on standard
+	// error with exit 2 (the whole help after every mistake hid the mistake).
+	fl.SetOutput(io.Discard)
+	fl.Usage = func() {}
+	help := func() {
+		fmt.Fprint(stdout, usage)
+		fl.SetOutput(stdout)
 		fl.PrintDefaults()
+		fl.SetOutput(io.Discard)
 	}
 	cfg := config{opts: dedup.DefaultOptions()}
 	fl.Int64Var(&cfg.opts.MinSize, "min-size", cfg.opts.MinSize, "smallest payload in bytes that is deduplicated")
@@ -138,12 +144,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
 	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the outputs (pywb's, sorted, revisits as warc/revisit) to this file")
+	version := fl.Bool("version", false, "print the version and exit")
 	files, err := parseInterspersed(fl, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			help()
 			return exitOK
 		}
-		return exitUsage
+		return usageError(stderr, err.Error())
+	}
+	if *version {
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
 	}
 	if cfg.opts.Workers < 0 {
 		fmt.Fprintf(stderr, "warcdedup: --workers %d: want 0 (all CPUs) or more\n", cfg.opts.Workers)
@@ -197,10 +209,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	jobs, side, err := plan(files, *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		if _, ok := err.(shapeError); ok {
-			fl.Usage()
+			return usageError(stderr, err.Error())
 		}
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		return exitUsage
 	}
 	outs := make([]*output, 0, len(jobs)+1)
@@ -604,4 +616,39 @@ func counts(m map[string]int) string {
 		fmt.Fprintf(&b, " %s=%d", k, m[k])
 	}
 	return b.String()
+}
+
+// usageError prints a usage error as one line and a hint, and returns the
+// usage exit status.
+func usageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "warcdedup: %s\nsee 'warcdedup --help'\n", msg)
+	return exitUsage
+}
+
+// versionString is the module version and VCS revision the binary was built
+// from: "(devel)" and the revision for a build from a clone, the tag for
+// go install ...@version.
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "warcdedup (unknown version)"
+	}
+	v := "warcdedup " + bi.Main.Version
+	var rev, when, dirty string
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.time":
+			when = st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (revision %s, %s%s)", rev, when, dirty)
+	}
+	return v + ", " + bi.GoVersion
 }
