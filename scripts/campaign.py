@@ -19,6 +19,9 @@ import gzip
 import hashlib
 import json
 import os
+import datetime
+import re
+import zlib
 import random
 import shutil
 import signal
@@ -29,6 +32,36 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
+
+def first_date(path):
+    """The WARC-Date of a file's first record (of its second when the first's
+    does not parse), as warcdedup orders a batch (cmd/warcdedup orderByDate);
+    None when neither parses."""
+    try:
+        with open(path, 'rb') as f:
+            magic = f.read(2)
+        opener = gzip.open if magic == b'\x1f\x8b' else open
+        with opener(path, 'rb') as f:
+            head = f.read(1 << 20)
+    except (OSError, EOFError, zlib.error):
+        return None
+    for m in re.finditer(rb'(?m)^WARC-Date:[ \t]*([^\r\n]*)', head[:1 << 20]):
+        v = m.group(1).decode('ascii', 'replace').strip()
+        if re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)', v):
+            try:
+                return datetime.datetime.fromisoformat(v.replace('Z', '+00:00'))
+            except ValueError:
+                pass
+        if m.start() > 0 and head.count(b'WARC-Date:', 0, m.start()) >= 1:
+            break  # the second record's date was tried too
+    return None
+
+
+def first_date_key(path):
+    """Sort key of the batch order: dated files by date, then undated ones."""
+    d = first_date(path)
+    return (0, d.timestamp()) if d is not None else (1, 0)
 
 class Campaign:
     def __init__(self, args):
@@ -175,8 +208,10 @@ class Campaign:
                 if not os.path.exists(os.path.join(outdir, os.path.basename(i))) and os.path.basename(i) not in err:
                     self.fail('batch: %s was not written and the error output does not name it' % i)
         readable = [(i, o) for i, o in written if self.readable(i) is not None]
-        # Revisits may point into any earlier written file, so the readable
-        # outputs are checked together, in order.
+        # warcdedup takes a batch's inputs in the order of their first
+        # record's WARC-Date, and a revisit may point into any file done
+        # before it: the readable outputs are checked together, in that order.
+        readable = sorted(readable, key=lambda io: first_date_key(io[0]))
         if readable:
             self.check_output('batch', [i for i, _ in readable], [o for _, o in readable])
         self.check_clean('batch', outdir, [o for _, o in written])

@@ -159,9 +159,13 @@ func oracle(ins, outs []string) (oracleStats, error) {
 			if !bytes.HasPrefix(y.block, []byte("HTTP/")) || !bytes.HasSuffix(y.block, []byte("\r\n\r\n")) {
 				return st, fmt.Errorf("%s: revisit block is not an HTTP head", where)
 			}
+			// Real files repeat record IDs (pywb's samples hold one capture
+			// in several files): of the records with the ID, URI and date a
+			// revisit names, one with its payload will do.
 			var ref *kept
 			for _, k := range seen[y.h.Get("WARC-Refers-To")] {
-				if k.uri == y.h.Get("WARC-Refers-To-Target-URI") && k.date == y.h.Get("WARC-Refers-To-Date") {
+				if k.uri == y.h.Get("WARC-Refers-To-Target-URI") && k.date == y.h.Get("WARC-Refers-To-Date") &&
+					(ref == nil || k.digest == x.digest) {
 					ref = &k
 				}
 			}
