@@ -94,7 +94,7 @@ func TestBatchGoesOnAfterFailure(t *testing.T) {
 		t.Errorf("the end of the output does not name b and why:\n%s", msg)
 	}
 	// a's record, c's two: b's first record is not counted.
-	if !strings.Contains(msg, "records in:  3 response=3\n") || !strings.Contains(msg, "revisits written: 1 exact") {
+	if !strings.Contains(msg, "records in:  3 response=3\n") || !strings.Contains(msg, "revisits: 1 exact") {
 		t.Errorf("the summary describes more than the written files:\n%s", msg)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -220,5 +221,56 @@ func TestFlagsAnywhere(t *testing.T) {
 	}
 	if _, err := os.Stat(odd); err != nil {
 		t.Errorf("the output named after -- is not there: %v", err)
+	}
+}
+
+// TestDryRun: -n and --dry-run decide as a run does, write the report and
+// the summary, and create no file in the output folder, not even a lock.
+func TestDryRun(t *testing.T) {
+	for _, flag := range []string{"-n", "--dry-run"} {
+		dir := t.TempDir()
+		out, rep := filepath.Join(dir, "out"), filepath.Join(dir, "report.jsonl")
+		code, msg := runCLI(t, flag, "--report", rep, samplePath, out+"/")
+		if code != exitOK || !strings.Contains(msg, "dry run") || !strings.Contains(msg, "revisits: 1 exact, 1 near") {
+			t.Fatalf("%s: exit %d: %s", flag, code, msg)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s: %d files in the folder, want the report alone", flag, len(ents))
+		}
+		if b, _ := os.ReadFile(rep); !strings.Contains(string(b), `"action":"revisit"`) {
+			t.Errorf("%s: the report lacks the decisions", flag)
+		}
+	}
+	if code, _ := runCLI(t, "-n", "--cdxj", filepath.Join(t.TempDir(), "x.cdxj"), samplePath, "out.warc.gz"); code != exitUsage {
+		t.Errorf("--cdxj with --dry-run: exit %d, want a usage error", code)
+	}
+}
+
+// TestLogFormat: with --log-format json every line on standard error is a
+// JSON object, warnings and the summary included; in text, messages read
+// "warcdedup: warning: ..."; -q leaves errors only.
+func TestLogFormat(t *testing.T) {
+	damaged := testshared.Path(t, "warcs/chatnoir-eu+chatnoir-resiliparse/tests/data/clipped.warc.gz")
+	dir := t.TempDir()
+	code, msg := runCLI(t, "--lenient", "--log-format", "json", damaged, filepath.Join(dir, "a.warc.gz"))
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	if code != exitDamaged || len(lines) < 2 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Errorf("not JSON: %q", l)
+		}
+	}
+	if !strings.Contains(msg, `"level":"WARN"`) || !strings.Contains(msg, `"msg":"summary"`) {
+		t.Errorf("no warning or no summary: %s", msg)
+	}
+	_, msg = runCLI(t, "--lenient", damaged, filepath.Join(dir, "b.warc.gz"))
+	if !strings.HasPrefix(msg, "warcdedup: warning: damaged input carried over") || strings.Contains(msg, "level=") {
+		t.Errorf("text messages: %s", msg)
+	}
+	if code, msg := runCLI(t, "-q", "--lenient", damaged, filepath.Join(dir, "c.warc.gz")); code != exitDamaged || msg != "" {
+		t.Errorf("-q: exit %d, %q; want exit %d and nothing", code, msg, exitDamaged)
 	}
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -93,6 +94,8 @@ type config struct {
 	report   string
 	compress string
 	quiet    bool
+	dryRun   bool
+	logJSON  bool
 }
 
 func main() {
@@ -138,7 +141,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.opts.MinEvidence, "min-evidence", cfg.opts.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
 	fl.Float64Var(&cfg.opts.OtherURLTau, "tau-other-url", cfg.opts.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
-	fl.BoolVar(&cfg.quiet, "q", false, "print no summary")
+	fl.BoolVar(&cfg.quiet, "q", false, "print errors only: no warnings, no summary")
+	fl.BoolVar(&cfg.dryRun, "dry-run", false, "read and decide everything, write the --report and the summary, but no WARC file (also -n)")
+	fl.BoolVar(&cfg.dryRun, "n", false, "the same as --dry-run")
+	logFormat := fl.String("log-format", "text", "messages as text lines, or json: one JSON object a line (log/slog), the summary included")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
@@ -206,7 +212,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", cfg.opts.MinEvidence)
 		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.dryRun && *cdxjPath != "" {
+		return usageError(stderr, "--cdxj indexes the WARC files a run writes, and --dry-run writes none")
+	}
+	log, err := newLogger(stderr, *logFormat, cfg.quiet)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	cfg.logJSON = *logFormat == "json"
 	jobs, side, err := plan(files, *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
 	if err != nil {
 		if _, ok := err.(shapeError); ok {
@@ -217,7 +230,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	outs := make([]*output, 0, len(jobs)+1)
 	for _, j := range jobs {
-		outs = append(outs, j.out)
+		if !cfg.dryRun { // a dry run writes no WARC file, and locks none
+			outs = append(outs, j.out)
+		}
 	}
 	rep, cdxjOut := side["report"], side["cdxj"]
 	for _, o := range []*output{rep, cdxjOut} {
@@ -363,7 +378,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if ix != nil && code != exitInternal && len(done) > 0 {
+	if ix != nil && code != exitInternal && len(done) > 0 && !cfg.dryRun {
 		// After every output is in place (see commitIndex).
 		if n, err := commitIndex(ix, d, done); err != nil {
 			log.Error("adding this run's kept records to the index; the index is as it was", "index", *indexDir, "err", err)
@@ -390,7 +405,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	summary(stderr, d, time.Since(start), cfg.quiet, len(jobs), failed)
+	if cfg.logJSON {
+		logSummary(log, d, time.Since(start), cfg.dryRun, len(jobs), failed)
+	} else {
+		summary(stderr, d, time.Since(start), cfg.quiet, cfg.dryRun, len(jobs), failed)
+	}
 	return code
 }
 
@@ -504,6 +523,11 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 	case "no":
 		compress = false
 	}
+	if cfg.dryRun {
+		// Decided as a run would, written nowhere: with nothing written
+		// there is nothing to withdraw either.
+		return d.Run(in, name, io.Discard, compress)
+	}
 	w, err := j.out.create(reg, stdout, perm)
 	if err != nil {
 		return err
@@ -557,7 +581,7 @@ func onSignal(reg *registry, log *slog.Logger) (stop func()) {
 }
 
 // summary says what the run wrote; the files that failed are listed also with -q.
-func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool, files int, failed []failure) {
+func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool, files int, failed []failure) {
 	defer func() {
 		if len(failed) == 0 {
 			return
@@ -576,12 +600,21 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet bool, files 
 		return
 	}
 	s := &d.Stats
+	if dryRun {
+		fmt.Fprintln(w, "dry run: no WARC file was written; what a run would have written:")
+	}
 	fmt.Fprintf(w, "records in:  %s\n", counts(s.In))
 	fmt.Fprintf(w, "records out: %s\n", counts(s.Out))
-	fmt.Fprintf(w, "revisits written: %d exact, %d near (%d same-site, %d cross-site); annotations: %d; payload bytes saved: %d\n",
-		s.Revisits, s.NearRevisits, s.NearSameSite, s.NearCrossSite, s.Annotations, s.BytesSaved)
+	fmt.Fprintf(w, "revisits: %d exact, %d near (%d same-site, %d cross-site); annotations: %d; payloads no longer stored: %.1f MB\n",
+		s.Revisits, s.NearRevisits, s.NearSameSite, s.NearCrossSite, s.Annotations, float64(s.BytesSaved)/1e6)
 	if s.WeakEvidence > 0 {
-		fmt.Fprintf(w, "near duplicates of other sites' pages kept and annotated for too little shared text (see --min-evidence): %d\n", s.WeakEvidence)
+		fmt.Fprintf(w, "near duplicates kept whole for weak evidence or similarity (see --report): %d\n", s.WeakEvidence)
+	}
+	if s.Seeded > 0 {
+		fmt.Fprintf(w, "records kept by earlier runs (--index, --index-cdx): %d\n", s.Seeded)
+	}
+	if s.LaterKept+s.AlreadyKept > 0 {
+		fmt.Fprintf(w, "duplicates kept whole because the kept copy is later or is the record itself: %d\n", s.LaterKept+s.AlreadyKept)
 	}
 	if s.Containments > 0 {
 		fmt.Fprintf(w, "pages holding a kept page's text or held in one (kept whole, see --report): %d\n", s.Containments)
@@ -651,4 +684,22 @@ func versionString() string {
 		v += fmt.Sprintf(" (revision %s, %s%s)", rev, when, dirty)
 	}
 	return v + ", " + bi.GoVersion
+}
+
+// logSummary is the summary as one log record, for --log-format json.
+func logSummary(log *slog.Logger, d *dedup.Deduper, el time.Duration, dryRun bool, files int, failed []failure) {
+	s := &d.Stats
+	var fs []string
+	for _, f := range failed {
+		fs = append(fs, f.in+": "+f.err.Error())
+	}
+	level := slog.LevelInfo
+	if len(failed) > 0 {
+		level = slog.LevelError
+	}
+	log.Log(context.Background(), level, "summary", "dry_run", dryRun, "files", files, "failed", fs,
+		"records_in", s.In, "records_out", s.Out, "exact_revisits", s.Revisits, "near_revisits", s.NearRevisits,
+		"near_same_site", s.NearSameSite, "near_cross_site", s.NearCrossSite, "annotations", s.Annotations,
+		"kept_weak", s.WeakEvidence, "containments", s.Containments, "seeded", s.Seeded,
+		"payload_bytes_saved", s.BytesSaved, "bytes_in", s.BytesIn, "bytes_out", s.BytesOut, "seconds", el.Seconds())
 }
