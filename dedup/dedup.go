@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
@@ -133,9 +134,10 @@ type Deduper struct {
 	ids    *idSet
 	Stats  Stats
 
-	outName     string // the next Run's output file (SetOutput)
-	ran         bool   // a Run has started: no more Seeds
-	seedRefs    uint32 // references and near pages that are seeds (Seed)
+	outName     string       // the next Run's output file (SetOutput)
+	recordsDone atomic.Int64 // records decided so far, for a progress display
+	ran         bool         // a Run has started: no more Seeds
+	seedRefs    uint32       // references and near pages that are seeds (Seed)
 	seedPages   int
 	undo        undo // how to withdraw the current or last Run
 	canWithdraw bool // the last Run succeeded and nothing was started since
@@ -377,6 +379,7 @@ func (d *Deduper) take(name string, it *item, w *warcio.Writer, decide bool, rec
 	}
 	if it.rec.Kind != warcio.KindPadding {
 		*records++
+		d.recordsDone.Add(1)
 	}
 	if testDecideHook != nil {
 		testDecideHook(it)

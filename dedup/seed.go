@@ -7,6 +7,10 @@ import (
 	"github.com/warcdedup/warcdedup/index"
 )
 
+// RecordsDone is how many records the Deduper's Runs have decided so far;
+// it may be read while a Run goes on (a progress display).
+func (d *Deduper) RecordsDone() int64 { return d.recordsDone.Load() }
+
 // SetOutput names the output file the next Run writes to, for the kept
 // records it hands on to an index (Kept).
 func (d *Deduper) SetOutput(name string) { d.outName = name }

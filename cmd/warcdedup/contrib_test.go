@@ -143,3 +143,34 @@ func TestRecipes(t *testing.T) {
 }
 
 const ukwaDir = "warcs/ukwa+webarchive-discovery/warc-indexer/src/test/resources/gov.uk-revisit-warcs"
+
+// TestProgress: on a terminal (a pseudo-terminal made by script(1)) a run
+// shows its progress line, with the file, records, megabytes, rate and time
+// left; on a pipe it shows none.
+func TestProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary: not with -short")
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) (util-linux) is not installed: no pseudo-terminal to test the progress line on")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	in, _ := filepath.Abs(samplePath)
+	cmd := exec.Command(script, "-qec", bin+" "+in+" "+filepath.Join(dir, "tty.warc.gz"), "/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "sample.warc.gz  ") || !strings.Contains(string(out), " records  ") || !strings.Contains(string(out), "MB/s") {
+		t.Errorf("no progress line on a terminal: %q", out)
+	}
+	pipe, err := exec.Command(bin, in, filepath.Join(dir, "pipe.warc.gz")).CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(pipe), "MB/s  ") || strings.Contains(string(pipe), "\r") {
+		t.Errorf("a progress line on a pipe: %q", pipe)
+	}
+}

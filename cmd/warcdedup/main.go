@@ -96,6 +96,7 @@ type config struct {
 	quiet    bool
 	dryRun   bool
 	logJSON  bool
+	prog     *progress // the progress line on a terminal, or nil
 }
 
 func main() {
@@ -320,6 +321,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
+	if !cfg.quiet && !cfg.logJSON {
+		var ins []string
+		for _, j := range jobs {
+			ins = append(ins, j.in)
+		}
+		cfg.prog = startProgress(stderr, ins, d.RecordsDone)
+	}
 	var failed []failure
 	var done []string
 	var written []*output
@@ -361,6 +369,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
+	cfg.prog.end()
 	code := exitOK
 	switch {
 	case hasInternal(failed):
@@ -511,7 +520,7 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 			return fmt.Errorf("input %s: %v", j.in, unwrapPath(err))
 		}
 		defer f.Close()
-		in = f
+		in = cfg.prog.reader(f, j.in)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			perm = fi.Mode().Perm()
 		}
