@@ -174,3 +174,44 @@ func TestProgress(t *testing.T) {
 		t.Errorf("a progress line on a pipe: %q", pipe)
 	}
 }
+
+// TestBinarySurface: the built binary's help, usage errors, version, JSON
+// messages and dry run, as a user meets them.
+func TestBinarySurface(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary: not with -short")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	runBin := func(args ...string) (int, string, string) {
+		var so, se strings.Builder
+		c := exec.Command(bin, args...)
+		c.Stdout, c.Stderr = &so, &se
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, so.String(), se.String()
+	}
+	if code, so, se := runBin("--help"); code != 0 || !strings.Contains(so, "Usage:") || se != "" {
+		t.Errorf("--help: exit %d, stdout %d bytes, stderr %q", code, len(so), se)
+	}
+	if code, _, se := runBin("--no-such-flag", "a", "b"); code != 2 || strings.Count(se, "\n") > 3 {
+		t.Errorf("bad flag: exit %d, %q", code, se)
+	}
+	if code, so, _ := runBin("--version"); code != 0 || !strings.HasPrefix(so, "warcdedup ") {
+		t.Errorf("--version: exit %d, %q", code, so)
+	}
+	if code, _, se := runBin("--log-format", "json", samplePath, filepath.Join(dir, "j.warc.gz")); code != 0 || !strings.HasPrefix(se, "{") {
+		t.Errorf("--log-format json: exit %d, %q", code, se)
+	}
+	if code, _, _ := runBin("-n", samplePath, filepath.Join(dir, "n.warc.gz")); code != 0 {
+		t.Errorf("-n: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "n.warc.gz")); err == nil {
+		t.Error("--dry-run wrote its output")
+	}
+}

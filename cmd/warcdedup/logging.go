@@ -17,16 +17,22 @@ type lineHandler struct {
 	w     io.Writer
 	level slog.Level
 	attrs []slog.Attr
+	// clear: w is a terminal, where a progress line may be showing; a
+	// message clears it first (the progress line is drawn again).
+	clear bool
 }
 
 func newLineHandler(w io.Writer, level slog.Level) *lineHandler {
-	return &lineHandler{mu: &sync.Mutex{}, w: w, level: level}
+	return &lineHandler{mu: &sync.Mutex{}, w: w, level: level, clear: isTerminal(w)}
 }
 
 func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
 
 func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	var sb strings.Builder
+	if h.clear {
+		sb.WriteString("\r\033[K")
+	}
 	sb.WriteString("warcdedup: ")
 	switch {
 	case r.Level >= slog.LevelError:

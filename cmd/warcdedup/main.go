@@ -97,6 +97,7 @@ type config struct {
 	dryRun   bool
 	logJSON  bool
 	prog     *progress // the progress line on a terminal, or nil
+	verbose  bool
 }
 
 func main() {
@@ -143,6 +144,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.opts.OtherURLTau, "tau-other-url", cfg.opts.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print errors only: no warnings, no summary")
+	fl.BoolVar(&cfg.verbose, "v", false, "print a line for each file done")
 	fl.BoolVar(&cfg.dryRun, "dry-run", false, "read and decide everything, write the --report and the summary, but no WARC file (also -n)")
 	fl.BoolVar(&cfg.dryRun, "n", false, "the same as --dry-run")
 	logFormat := fl.String("log-format", "text", "messages as text lines, or json: one JSON object a line (log/slog), the summary included")
@@ -333,10 +335,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var written []*output
 	for i, j := range jobs {
 		d.SetOutput(j.out.name)
+		before := d.Stats
 		err := runJob(d, j, cfg, reg, stdin, stdout)
 		if err == nil {
 			done = append(done, inputName(j.in))
 			written = append(written, j.out)
+			if cfg.verbose {
+				a := d.Stats
+				log.Info(fmt.Sprintf("%s -> %s: %d exact and %d near revisits, %.1f MB of payloads no longer stored",
+					inputName(j.in), j.out.name, a.Revisits-before.Revisits, a.NearRevisits-before.NearRevisits,
+					float64(a.BytesSaved-before.BytesSaved)/1e6))
+			}
 		}
 		if err == nil {
 			continue
