@@ -39,9 +39,8 @@ type ref struct {
 // the record's offset in the file. A reference is read back only when a
 // later record duplicates it, which is rare next to the records that are
 // kept, so the index's memory does not grow with the length of record IDs,
-// URIs and digests (they were about 300 of the 2,570 bytes kept
-// per indexed page, counting the near index's copy, and every unique
-// payload of a run, image or page, has one).
+// URIs and digests (a few hundred bytes a record, and every unique payload
+// of a run, image or page, has one).
 //
 // The file is removed as soon as it is created, so it goes away with the
 // process however the run ends; where the system cannot remove an open file,

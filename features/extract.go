@@ -20,8 +20,8 @@ import (
 // calls, so a worker should own one Extractor and call Extract for page after
 // page. What still allocates per page: the slices the returned Doc owns, IMG URL
 // parsing, text with character references, and the decoder for non-UTF-8
-// pages. No tag, text token, term or word allocates (x/net/html's Tokenizer, used
-// before the scanner, made about 2,000 allocations on an average corpus page).
+// pages. No tag, text token, term or word allocates (x/net/html's Tokenizer
+// makes about 2,000 allocations on an average corpus page).
 // An Extractor is not safe for concurrent use.
 type Extractor struct {
 	cfg    Config
