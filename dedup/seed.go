@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/warcdedup/warcdedup/index"
+	"github.com/warcdedup/warcdedup/near"
 )
 
 // RecordsDone is how many records the Deduper's Runs have decided so far;
@@ -79,4 +80,50 @@ func later(a, b string) bool {
 	ta, err1 := time.Parse(time.RFC3339Nano, a)
 	tb, err2 := time.Parse(time.RFC3339Nano, b)
 	return err1 == nil && err2 == nil && ta.After(tb)
+}
+
+// SeedFrom seeds the Deduper with every record load yields, as Seed does
+// one: load is an index's Load. Reading, decoding and storing the records
+// runs on a goroutine of its own while their pages are added to the
+// near-duplicate index here, in the same order: on two cores the index,
+// which takes most of a load's time, does not wait for the rest.
+func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error {
+	if d.ran {
+		return fmt.Errorf("dedup: Seed after Run")
+	}
+	x := d.nearIdx()
+	pages := make(chan []*near.Page, 16)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(pages)
+		var cur []*near.Page
+		err := load(func(r *index.Record) error {
+			n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
+				sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
+			if err != nil {
+				return err
+			}
+			d.seedRefs = n + 1
+			d.Stats.Seeded++
+			if r.Page.OK() {
+				r.Page.Ref = n
+				if cur = append(cur, r.Page); len(cur) == 512 {
+					pages <- cur
+					cur = nil
+				}
+			}
+			return nil
+		})
+		if len(cur) > 0 {
+			pages <- cur
+		}
+		errc <- err
+	}()
+	for b := range pages {
+		for _, p := range b {
+			x.Add(p)
+		}
+	}
+	d.seedPages = x.Len()
+	return <-errc
 }

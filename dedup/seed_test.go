@@ -25,7 +25,7 @@ func throughIndex(t *testing.T, opts Options, days ...[]byte) ([][]byte, Stats) 
 			t.Fatal(err)
 		}
 		d := New(opts)
-		if err := ix.Load(d.Seed); err != nil {
+		if err := d.SeedFrom(ix.Load); err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer

@@ -54,7 +54,7 @@ func TestIndexScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := dedup.New(opts)
-	if err := ix.Load(d.Seed); err != nil {
+	if err := d.SeedFrom(ix.Load); err != nil {
 		t.Fatal(err)
 	}
 	load := time.Since(start)

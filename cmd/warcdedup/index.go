@@ -22,7 +22,7 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, err
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.Load(d.Seed); err != nil {
+	if err := d.SeedFrom(ix.Load); err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("loading index %s: %w", dir, err)
 	}
