@@ -14,7 +14,8 @@ import (
 
 // TestIndexScale measures an index of WARCDEDUP_SCALE_PAGES pages (it
 // skips without it): bytes on disk a page, the time to load it into a
-// Deduper, and the heap a page takes there. For example:
+// Deduper, and the heap a page takes there; with WARCDEDUP_SCALE_DIR the
+// index is written there and kept. For example:
 //
 //	WARCDEDUP_SCALE_PAGES=1000000 go test ./index -run IndexScale -v -timeout 1h
 func TestIndexScale(t *testing.T) {
@@ -23,6 +24,9 @@ func TestIndexScale(t *testing.T) {
 		t.Skip("set WARCDEDUP_SCALE_PAGES to measure an index of that many pages")
 	}
 	dir := t.TempDir()
+	if keep := os.Getenv("WARCDEDUP_SCALE_DIR"); keep != "" {
+		dir = keep // kept, for a run of warcdedup --index against it
+	}
 	opts := dedup.DefaultOptions()
 	ix, err := index.Open(dir, index.Analysis(opts.Config))
 	if err != nil {
