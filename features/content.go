@@ -33,6 +33,8 @@ type block struct {
 	unlikely   bool  // text inside a container named as furniture (unlikelyName)
 	positive   bool  // text inside a container named as content (positiveName)
 	title      bool  // text of the <title> element
+	inMain     bool  // text inside the page's <main> or role="main" element
+	regionOut  bool  // text inside an element the main region leaves out (regionOutTag, regionOutRole)
 	// Container nesting (see nest): depth of the block's text, and the
 	// shallowest depth since the text before it.
 	depth, low int32
@@ -85,7 +87,7 @@ func isBlockTag(name []byte) bool {
 		"h1", "h2", "h3", "h4", "h5", "h6", "title", "blockquote", "pre", "article", "section", "main",
 		"header", "footer", "nav", "aside", "address", "center", "figure", "figcaption", "form", "fieldset",
 		"legend", "caption", "hr", "body", "html", "head", "iframe", "menu", "dir", "details", "summary",
-		"option", "select", "textarea", "button", "label", "ins", "del":
+		"option", "select", "textarea", "button", "label", "ins", "del", "template", "dialog":
 		return true
 	}
 	return false
@@ -95,7 +97,7 @@ func isBlockTag(name []byte) bool {
 // reads like: navigation, footers, side boxes, form controls.
 func chromeTag(name []byte) bool {
 	switch string(name) {
-	case "nav", "footer", "select", "button", "label", "textarea":
+	case "nav", "footer", "select", "button", "label", "textarea", "template", "dialog":
 		return true
 	}
 	return false
@@ -131,8 +133,18 @@ type blockState struct {
 	positiveAt int
 	inPositive bool
 	inTitle    bool
-	hasText    bool // the current block has had text (its depth is set)
-	nest       nest
+	// The page's main region (see mainRegion): open <main> elements, the
+	// one open container with role="main", and what the region leaves out:
+	// open header and form elements, and the one open container whose role
+	// or hidden attribute says it is no part of the content.
+	main, regionOut      int
+	roleMain, roleMainAt int
+	inRoleMain           bool
+	outRole, outRoleAt   int
+	inOutRole            bool
+	sawMain              bool // the page has a main region
+	hasText              bool // the current block has had text (its depth is set)
+	nest                 nest
 }
 
 // containers are the elements whose class or id is read for unlikelyName.
@@ -225,6 +237,14 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	bs := &e.bs
 	if !open {
+		if bs.inRoleMain && bs.roleMain == c && bs.depth[c] == bs.roleMainAt {
+			bs.inRoleMain = false
+			e.cut()
+		}
+		if bs.inOutRole && bs.outRole == c && bs.depth[c] == bs.outRoleAt {
+			bs.inOutRole = false
+			e.cut()
+		}
 		if bs.inConsent && bs.consent == c && bs.depth[c] == bs.consentAt {
 			bs.inConsent = false
 			e.cut()
@@ -241,18 +261,34 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		return
 	}
 	bs.depth[c]++
-	if bs.inUnlikely && bs.inConsent {
-		return
-	}
 	// Readability tests class and id together: a content word in either
 	// keeps the element.
 	e.nfkc = e.nfkc[:0]
+	role, out := regionNone, false
 	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
-		if string(k) == "class" || string(k) == "id" {
+		switch string(k) {
+		case "class", "id":
 			e.nfkc = append(append(e.nfkc, v...), ' ')
+		case "role":
+			role = landmark(v)
+		case "hidden":
+			out = true
+		case "aria-hidden":
+			out = out || string(v) == "true"
 		}
+	}
+	if role == regionMain && !bs.inRoleMain {
+		bs.inRoleMain, bs.roleMain, bs.roleMainAt, bs.sawMain = true, c, bs.depth[c], true
+		e.cut()
+	}
+	if (out || role == regionOut) && !bs.inOutRole {
+		bs.inOutRole, bs.outRole, bs.outRoleAt = true, c, bs.depth[c]
+		e.cut()
+	}
+	if bs.inUnlikely && bs.inConsent {
+		return
 	}
 	if !bs.inConsent && len(e.nfkc) > 0 && consentName(e.nfkc) {
 		bs.inConsent, bs.consent, bs.consentAt = true, c, bs.depth[c]
@@ -319,6 +355,15 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 		e.cut()
 		e.bs.chrome = max(e.bs.chrome+d, 0)
 		return
+	case string(name) == "main":
+		e.cut()
+		e.bs.main = max(e.bs.main+d, 0)
+		e.bs.sawMain = true
+		return
+	case regionOutTag(name):
+		e.cut()
+		e.bs.regionOut = max(e.bs.regionOut+d, 0)
+		return
 	case isBlockTag(name):
 		e.cut()
 	}
@@ -354,6 +399,12 @@ func (e *Extractor) blockText(n0 int) {
 	}
 	if e.bs.inPositive {
 		b.positive = true
+	}
+	if e.bs.main > 0 || e.bs.inRoleMain {
+		b.inMain = true
+	}
+	if e.bs.regionOut > 0 || e.bs.inOutRole {
+		b.regionOut = true
 	}
 }
 
@@ -420,6 +471,7 @@ func (e *Extractor) mainText() bool {
 	case !contentFallback(bs, st, cls):
 		clear(cls) // nothing good
 	}
+	e.mainRegion(bs, st, cls)
 	// Filter the words in place.
 	out := ws[:0]
 	bi := 0
@@ -863,4 +915,89 @@ func endOfText(t []byte) bool {
 		i++
 	}
 	return i > 0 && (bytes.HasPrefix(t[i:], []byte(" comments")) || bytes.HasPrefix(t[i:], []byte(" users responded in")))
+}
+
+// The main region. A page that marks its content with HTML's <main> element
+// or ARIA's role="main" landmark (WAI-ARIA 1.2, Sec. 5.3.4) says where its
+// content is; on pages that are no article (a shop's category, a forum's
+// thread list, a documentation page, a service's page) the content is the
+// region's lists, cards, tables and short lines, which jusText's paragraph
+// classifier, made for running text, leaves out as link lists and short
+// blocks. When the blocks classified good hold under regionMaxShare of the
+// region's words, the page is no article whose story the region frames: the
+// region's text, less what it marks as no part of the content (headers and
+// forms, landmarks of navigation and side content, hidden elements), is the
+// main text. The region leaves out containers named as furniture too: on
+// news pages the region holds the story with its comments and "related"
+// lists. Measured by WCXB's word F1 against the corpus's gold texts (go test
+// ./features -run 'TestMainTextWordF1$' -v): wcxb 0.703 to 0.757 (listings
+// 0.41 to 0.64, collections 0.54 to 0.64, documentation 0.78 to 0.82);
+// mozilla-readability 0.878 to 0.892, scrapinghub-aeb 0.899 to 0.911,
+// cx-bbc 0.916 to 0.919; dragnet, whose Yahoo and PopSugar stories sit in a
+// role="main" among long teaser lists, 0.859 to 0.854. A guard that kept
+// jusText's choice when it found two long paragraphs traded wcxb for
+// dragnet about point for point; left out. Pages without a main region are
+// left to jusText: the whole page less its chrome scored higher on wcxb but
+// far lower on the news datasets (dragnet 0.86 to 0.64).
+const (
+	regionMaxShare = 0.5
+	regionMinWords = 20
+)
+
+// Landmark roles of an element (the role attribute).
+const (
+	regionNone = iota
+	regionMain
+	regionOut
+)
+
+// landmark says what an element's role attribute makes of it for the main
+// region: the main landmark, a landmark that is no content (navigation,
+// banner, contentinfo, complementary, search, dialogs), or neither.
+func landmark(v []byte) int {
+	switch string(bytes.ToLower(bytes.TrimSpace(v))) {
+	case "main":
+		return regionMain
+	case "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog", "menu", "menubar":
+		return regionOut
+	}
+	return regionNone
+}
+
+// regionOutTag says whether an element's text is left out of the main
+// region: a header (a page's, or a section's title bar) and a form (search
+// boxes, newsletter sign-ups, filters).
+func regionOutTag(name []byte) bool {
+	return string(name) == "header" || string(name) == "form"
+}
+
+// mainRegion makes the main region's text the main text when the page has
+// one and the good blocks hold too little of it (see regionMaxShare).
+func (e *Extractor) mainRegion(bs []block, st []blockStat, cls []uint8) {
+	if !e.bs.sawMain {
+		return
+	}
+	in := func(i int) bool {
+		b := &bs[i]
+		return b.inMain && !b.regionOut && !b.chrome && !b.title && !b.unlikely
+	}
+	region, good := 0, 0
+	for i := range bs {
+		if in(i) {
+			region += st[i].words
+		}
+		if cls[i] == clsGood {
+			good += st[i].words
+		}
+	}
+	if region < regionMinWords || float64(good) >= regionMaxShare*float64(region) {
+		return
+	}
+	for i := range bs {
+		if in(i) {
+			cls[i] = clsGood
+		} else {
+			cls[i] = clsBad
+		}
+	}
 }

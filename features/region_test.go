@@ -1,0 +1,107 @@
+package features
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMainRegion: a page that marks its content with <main> or role="main"
+// and has little running text gets the region's text as its main text, less
+// what the region marks as no content; an article in a <main> keeps its
+// story; a page without a main region is untouched.
+func TestMainRegion(t *testing.T) {
+	items := ""
+	for _, it := range []string{"Oak dining table, seats six", "Walnut side table with drawer", "Pine bookcase, five shelves",
+		"Birch desk with cable tray", "Teak garden bench for two", "Maple bed frame, queen size"} {
+		items += `<li><a href="/p">` + it + `</a></li>`
+	}
+	nav := `<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li></ul></nav>`
+	for _, tc := range []struct {
+		name      string
+		page      string
+		want      []string // in the main text
+		wantNot   []string // not in it
+		main      bool     // some main text found
+		wantWords int      // at least this many words, if set
+	}{
+		{"listing in main", `<body>` + nav + `<main><h1>Tables and desks</h1><ul>` + items + `</ul>` +
+			`<header><p>Filter by price</p></header><form><p>Sort by newest first</p></form>` +
+			`<div role="navigation"><a href="/2">Next page of results</a></div>` +
+			`<div hidden><p>Added to your basket, continue shopping or check out now please.</p></div></main>` +
+			`<footer>Copyright Example Furniture</footer></body>`,
+			[]string{"walnut side table", "maple bed frame", "tables and desks"},
+			[]string{"home", "filter by price", "sort by newest", "next page", "basket", "copyright"}, true, 0},
+		{"listing in role=main", `<body>` + nav + `<div role="main"><h1>Tables and desks</h1><ul>` + items + `</ul></div>` +
+			`<div class="promo"><p>Sign up to our newsletter.</p></div></body>`,
+			[]string{"walnut side table", "teak garden bench"}, []string{"newsletter"}, true, 0},
+		{"article in main", `<body>` + nav + `<main><h1>Bridge to close</h1>` + storyPara + `<ul>` + items + `</ul></main></body>`,
+			[]string{"bridge"}, []string{"walnut side table"}, true, 0},
+		{"listing without main", `<body>` + nav + `<div><h1>Tables and desks</h1><ul>` + items + `</ul></div></body>`,
+			nil, []string{"walnut side table"}, false, 0},
+		{"template and dialog are no content", `<body><main><h1>Tables and desks</h1><ul>` + items + `</ul>` +
+			`<template><p>Install this app on your home screen for a better experience.</p></template>` +
+			`<dialog><p>Tap the share icon, then add to home screen.</p></dialog></main></body>`,
+			[]string{"oak dining table"}, []string{"install this app", "share icon"}, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mainTextExtractor(t)
+			d := e.Extract([]byte(tc.page), "text/html", "http://shop.example/tables")
+			if d.MainText != tc.main {
+				t.Fatalf("MainText %v, want %v", d.MainText, tc.main)
+			}
+			got := mainTextString(e, d)
+			if !tc.main {
+				return
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("main text lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("main text holds %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestShopMarkup: JSON-LD's schema.org product and catalogue types and Open
+// Graph's product og:type make a shop page; an article's JSON-LD, a list of
+// breadcrumbs and a type named only in the text do not.
+func TestShopMarkup(t *testing.T) {
+	ld := func(json string) string {
+		return `<html><head><script type="application/ld+json">` + json + `</script></head><body><p>Text.</p></body></html>`
+	}
+	for _, tc := range []struct {
+		name string
+		page string
+		shop bool
+	}{
+		{"product", ld(`{"@context":"https://schema.org","@type":"Product","name":"Rambler 20 oz"}`), true},
+		{"product in a graph", ld(`{"@graph":[{"@type":"WebPage"},{"@type" : "Offer","price":"35.00"}]}`), true},
+		{"type array", ld(`{"@type":["ItemList"],"itemListElement":[]}`), true},
+		{"collection page", ld(`{"@type":"CollectionPage","name":"Sofas"}`), true},
+		{"article", ld(`{"@type":"NewsArticle","headline":"Bridge to close"}`), false},
+		{"breadcrumbs", ld(`{"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1}]}`), false},
+		{"JSON-LD in another script type", `<script type="text/javascript">var x = {"@type":"Product"};</script><p>Text.</p>`, false},
+		{"og:type product", `<head><meta property="og:type" content="product"></head><body><p>Text.</p></body>`, true},
+		{"og:type product.group, content first", `<head><meta content="product.group" property="og:type"></head>`, true},
+		{"og:type article", `<head><meta property="og:type" content="article"></head>`, false},
+		{"product named in the text", `<body><p>"@type": "Product" is how a shop marks its items.</p></body>`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mainTextExtractor(t)
+			if d := e.Extract([]byte(tc.page), "text/html", ""); d.Shop != tc.shop {
+				t.Errorf("Shop %v, want %v", d.Shop, tc.shop)
+			}
+		})
+	}
+	// An Extractor forgets the previous page's markup.
+	e := mainTextExtractor(t)
+	e.Extract([]byte(ld(`{"@type":"Product"}`)), "text/html", "")
+	if d := e.Extract([]byte(`<p>Text.</p>`), "text/html", ""); d.Shop {
+		t.Error("Shop carried over to the next page")
+	}
+}
