@@ -34,6 +34,9 @@ type Doc struct {
 	// a sidebar's blurb on a page with no story, the same on every page of
 	// the site. Not serialized either.
 	MainTextUnlikely bool
+	// Shop is set when the page describes itself as a shop's product or
+	// catalogue page (shopMarkup). Not serialized.
+	Shop bool
 
 	// Spots is the SpotSigs multi-set (FamSpotSigs); SpotComparable is
 	// Spots.Len() >= Config.MinSpots.

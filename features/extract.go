@@ -50,6 +50,9 @@ type Extractor struct {
 	// unlikelyText: the main text was found by the retry, in containers
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
+	// shop: the page's markup says it is a shop page (shopMarkup); ldJSON:
+	// the script being skipped is JSON-LD.
+	shop, ldJSON bool
 	fw           map[uint64]int32 // word counts, then the page's function words (pageStops)
 	fwTop        []fwCount
 	qbuf         []byte
@@ -173,6 +176,7 @@ func (e *Extractor) finish(d Doc) Doc {
 		d.MainText = e.mainText()
 		d.MainTextUnlikely = d.MainText && e.unlikelyText
 	}
+	d.Shop = e.shop
 	e.features(&d)
 	return d
 }
@@ -313,6 +317,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{unlikely: -1}
+	e.shop, e.ldJSON = false, false
 	var skip string // raw-text element whose body we are skipping
 	var base *url.URL
 	baseParsed := false
@@ -322,6 +327,9 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 		case html.ErrorToken:
 			return errors.Is(z.Err(), io.EOF)
 		case html.TextToken:
+			if skip == "script" && e.ldJSON && !e.shop {
+				e.shop = shopJSONLD(z.Text())
+			}
 			if skip == "" {
 				n0 := len(e.text)
 				e.appendText(z.Text())
@@ -349,6 +357,11 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 			case "script", "style", "noscript":
 				if tt == html.StartTagToken {
 					skip = rawSkip(name)
+					e.ldJSON = skip == "script" && !e.shop && scriptIsJSONLD(z)
+				}
+			case "meta":
+				if !e.shop {
+					e.shop = metaShop(z)
 				}
 			case "img":
 				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {

@@ -69,6 +69,7 @@ type doc struct {
 	url      uint64    // Page.URL
 	num      [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
 	unlikely bool      // Page.Unlikely
+	shop     bool      // Page.Shop
 	// gone: the page was withdrawn (Index.Withdraw). The matcher's indexes
 	// cannot remove a page, so it stays there and is skipped.
 	gone bool
@@ -106,12 +107,13 @@ type Index struct {
 	gone  int      // withdrawn pages (doc.gone)
 	hz    *henzinger
 
-	buf  []matcher.Candidate
-	qown features.Bag // the query less its site's frame
-	qbuf features.Bag // ... and less a candidate's site's frame
-	cbuf features.Bag // a candidate less both sites' frames
-	kbuf features.Bag // a candidate's bag from the index
-	qurl uint64       // the query's Page.URL
+	buf   []matcher.Candidate
+	qown  features.Bag // the query less its site's frame
+	qbuf  features.Bag // ... and less a candidate's site's frame
+	cbuf  features.Bag // a candidate less both sites' frames
+	kbuf  features.Bag // a candidate's bag from the index
+	qurl  uint64       // the query's Page.URL
+	qshop bool         // the query's Page.Shop
 }
 
 // NewIndex returns an empty index.
@@ -278,7 +280,7 @@ func (x *Index) match(p *Page) (Match, bool) {
 		qsite = noSite // no kept page of the site yet
 	}
 	c := &x.cfg
-	x.qurl = p.URL
+	x.qurl, x.qshop = p.URL, p.Shop
 	if p.AF != nil {
 		// Short pages of different sites can share a frame too (one vendor's
 		// platform for many local stations: measured on l3s-gn1, 0.72 for two
@@ -406,7 +408,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: bestSim, Relation: rel(kd),
-			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk, SameURL: kd.url == x.qurl}, true
+			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk, SameURL: kd.url == x.qurl, Shop: kd.shop || x.qshop}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := HeldByKept
@@ -414,7 +416,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 			how = HoldsKept
 		}
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: contSim, Relation: rel(kd),
-			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk, SameURL: kd.url == x.qurl}, true
+			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk, SameURL: kd.url == x.qurl, Shop: kd.shop || x.qshop}, true
 	}
 	return Match{}, false
 }
@@ -430,7 +432,7 @@ func (x *Index) Add(p *Page) {
 		return
 	}
 	id := uint32(len(x.docs))
-	nd := doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely}
+	nd := doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely, shop: p.Shop}
 	bags := [3]features.Bag{famBigrams: p.Bigrams}
 	if p.AF != nil {
 		bags[famAF] = p.AF
@@ -490,7 +492,7 @@ func (x *Index) Page(i int) (*Page, bool) {
 	if d.gone {
 		return nil, false
 	}
-	p := &Page{Ref: d.ref, Site: x.names[d.site], URL: d.url, Unlikely: d.unlikely}
+	p := &Page{Ref: d.ref, Site: x.names[d.site], URL: d.url, Unlikely: d.unlikely, Shop: d.shop}
 	if x.hz != nil {
 		p.Henzinger, p.Shingles, p.Sim384 = true, x.hz.shingl[i], x.hz.sims[i]
 		return p, true

@@ -136,3 +136,46 @@ func TestOtherURLTier(t *testing.T) {
 		})
 	}
 }
+
+// TestShopTier: a shop page (Page.Shop, on either side) is replaced only by
+// a capture of its own URL; at another URL of its site, or on another site,
+// even an identical main text leaves it kept, with the reason.
+func TestShopTier(t *testing.T) {
+	keys := make([]uint64, 100)
+	for i := range keys {
+		keys[i] = uint64(1000 + i)
+	}
+	page := func(site, url string, shop bool) *Page {
+		return &Page{Site: site, URL: URLKey(url), Spots: bagOf(keys...), Shop: shop}
+	}
+	for _, tc := range []struct {
+		name          string
+		kept, p       *Page
+		replace, shop bool
+	}{
+		{"article at another URL", page("shop.example", "http://shop.example/a", false), page("shop.example", "http://shop.example/b", false), true, false},
+		{"product at another URL", page("shop.example", "http://shop.example/a", true), page("shop.example", "http://shop.example/b", true), false, true},
+		{"kept page a product", page("shop.example", "http://shop.example/a", true), page("shop.example", "http://shop.example/b", false), false, true},
+		{"new page a product", page("shop.example", "http://shop.example/a", false), page("shop.example", "http://shop.example/b", true), false, true},
+		{"product on another site", page("shop.example", "http://shop.example/a", true), page("other.example", "http://other.example/a", true), false, true},
+		{"product captured again", page("shop.example", "http://shop.example/a", true), page("shop.example", "https://www.shop.example/a", true), true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := NewIndex(DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.Add(tc.kept)
+			m, found := x.Match(tc.p)
+			if !found {
+				t.Fatal("identical main text not found")
+			}
+			if m.Replace() != tc.replace || m.Shop != tc.shop {
+				t.Fatalf("replace %v, shop %v (%+v); want %v, %v", m.Replace(), m.Shop, m, tc.replace, tc.shop)
+			}
+			if !tc.replace && !strings.HasPrefix(m.Reason, "shop-page: ") {
+				t.Errorf("reason %q", m.Reason)
+			}
+		})
+	}
+}

@@ -41,6 +41,8 @@ type Match struct {
 	Share   float64
 	// SameURL: the kept page is a capture of the new page's URL (CanonURL).
 	SameURL bool
+	// Shop: either page is a shop's product or catalogue page (Page.Shop).
+	Shop bool
 	// Reason, for a near duplicate, says why the evidence is too weak to
 	// replace the page: it is to be kept and annotated. Empty if the page may
 	// be replaced.
@@ -82,12 +84,21 @@ func (m *Match) Replace() bool { return m.Contain == NotContained && m.Reason ==
 // in what changes between crawls. Measured on the benchmark, true pairs of
 // this kind under 0.75: 8 of 60 (seed 1) and 4 of 67 (seed 2); false ones:
 // none under 0.82. The corpus's real same-site pairs are at 0.78 or more.
+//
+// A shop's product or catalogue page (Page.Shop) is replaced only by a
+// capture of its own URL: at another URL, of its site or another, the page
+// that matches is another item or category of the same template (see
+// features.Doc.Shop), and the few words that tell them apart (a size, a
+// price, the items listed) are what a revisit would lose.
 func (x *Index) weakEvidence(m *Match) string {
 	if m.Contain != NotContained || m.Method == "henzinger-b+c" {
 		return ""
 	}
 	if x.cfg.MinEvidence > 0 && m.Relation == CrossSite && m.Shared < x.cfg.MinEvidence {
 		return fmt.Sprintf("weak-evidence: %d shared content signatures", m.Shared)
+	}
+	if m.Shop && !m.SameURL {
+		return "shop-page: another item or catalogue page"
 	}
 	if m.Relation == SameSite && !m.SameURL && m.Similarity < x.cfg.OtherURLTau {
 		return fmt.Sprintf("weak-similarity: %s at another URL of the site, under %s", fmtSim(m.Similarity), fmtSim(x.cfg.OtherURLTau))

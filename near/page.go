@@ -35,6 +35,9 @@ type Page struct {
 	// Unlikely: the main text is in containers named as page furniture
 	// (features.Doc.MainTextUnlikely), perhaps the site's own boilerplate.
 	Unlikely bool
+	// Shop: the page says it is a shop's product or catalogue page
+	// (features.Doc.Shop).
+	Shop bool
 	// Henzinger is set for a page compared by Henzinger's method, which reads
 	// Shingles (Alg. B's supershingles) and Sim384 (Alg. C's fingerprint).
 	Henzinger bool
@@ -112,7 +115,7 @@ func viewOrTracking(p string) bool {
 // PageFormat is the first byte of a Page's binary form. A reader refuses
 // any other: a page written by another version of the analysis would be
 // compared on features that mean something else.
-const PageFormat = 1
+const PageFormat = 2
 
 const pageVersion = PageFormat
 
@@ -123,6 +126,7 @@ const (
 	flagAF
 	flagBigrams
 	flagHenzinger
+	flagShop
 )
 
 // ErrVersion is returned when decoding a page written by another version.
@@ -140,6 +144,9 @@ func (p *Page) AppendBinary(b []byte) ([]byte, error) {
 	var flags byte
 	if p.Unlikely {
 		flags |= flagUnlikely
+	}
+	if p.Shop {
+		flags |= flagShop
 	}
 	for _, f := range []struct {
 		bag  features.Bag
@@ -227,7 +234,7 @@ func (p *Page) decode(d []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w (format %d, this version reads %d)", ErrVersion, d[0], pageVersion)
 	}
 	flags := d[1]
-	if flags&^(flagUnlikely|flagSpots|flagAF|flagBigrams|flagHenzinger) != 0 {
+	if flags&^(flagUnlikely|flagSpots|flagAF|flagBigrams|flagHenzinger|flagShop) != 0 {
 		return nil, fmt.Errorf("near: unknown page flags %#x", flags)
 	}
 	d = d[2:]
@@ -254,6 +261,7 @@ func (p *Page) decode(d []byte) ([]byte, error) {
 	}
 	p.URL, d = binary.LittleEndian.Uint64(d), d[8:]
 	p.Unlikely = flags&flagUnlikely != 0
+	p.Shop = flags&flagShop != 0
 	for _, f := range []struct {
 		bag  *features.Bag
 		flag byte
@@ -367,6 +375,7 @@ func (a *Analyzer) Page(body []byte, ctype, uri string) *Page {
 		p.Spots = matcher.Fold32(doc.Spots[:0], doc.Spots)
 	}
 	p.Unlikely = doc.MainTextUnlikely
+	p.Shop = doc.Shop
 	if doc.Bigrams.Len() >= minBigrams {
 		p.Bigrams = matcher.Fold32(doc.Bigrams[:0], doc.Bigrams)
 	}

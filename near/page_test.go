@@ -19,18 +19,20 @@ func TestPageBinaryGolden(t *testing.T) {
 		page Page
 		hex  string
 	}{
-		{"empty", Page{}, "01" + "00" + "00" + "00" + "0000000000000000"},
+		{"empty", Page{}, "02" + "00" + "00" + "00" + "0000000000000000"},
 		{"spots and bigrams", Page{Ref: 300, Site: "ab.com", URL: 0x0102030405060708, Unlikely: true,
 			Spots:   features.Bag{{Key: 5, N: 1}, {Key: 7, N: 2}, {Key: 1 << 31, N: 1}},
 			Bigrams: features.Bag{{Key: 9, N: 3}}},
-			"01" + "0b" + "ac02" + "06" + "61622e636f6d" + "0807060504030201" +
+			"02" + "0b" + "ac02" + "06" + "61622e636f6d" + "0807060504030201" +
 				"03" + "0a" + "0502" + "f2ffffff0f" + "01" + "1303"},
 		{"af", Page{Ref: 1, Site: "s", URL: 1, AF: features.Bag{{Key: 1, N: 1}}},
-			"01" + "04" + "01" + "01" + "73" + "0100000000000000" + "01" + "02"},
+			"02" + "04" + "01" + "01" + "73" + "0100000000000000" + "01" + "02"},
 		{"henzinger", Page{Site: "s", Henzinger: true, Shingles: [6]uint64{1}, Sim384: [6]uint64{0: 2, 5: 3}},
-			"01" + "10" + "00" + "01" + "73" + "0000000000000000" +
+			"02" + "10" + "00" + "01" + "73" + "0000000000000000" +
 				"0100000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" +
 				"0200000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0300000000000000"},
+		{"shop", Page{Ref: 2, Site: "s", URL: 1, Shop: true, Spots: features.Bag{{Key: 1, N: 1}}},
+			"02" + "22" + "02" + "01" + "73" + "0100000000000000" + "01" + "02"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.page.MarshalBinary()
@@ -66,7 +68,7 @@ func TestPageRoundTrip(t *testing.T) {
 	var pages []Page
 	var buf []byte
 	for i := range 500 {
-		p := Page{Ref: r.Uint32(), Site: string(rune('a' + i%26)), URL: r.Uint64(), Unlikely: i%3 == 0}
+		p := Page{Ref: r.Uint32(), Site: string(rune('a' + i%26)), URL: r.Uint64(), Unlikely: i%3 == 0, Shop: i%4 == 0}
 		if i%2 == 0 {
 			p.Spots = randomBag(r, 1+r.IntN(200))
 		}
@@ -119,12 +121,12 @@ func TestPageBinaryRefused(t *testing.T) {
 		version bool
 	}{
 		{"empty", nil, false},
-		{"other version", append([]byte{2}, good[1:]...), true},
-		{"unknown flag", append([]byte{1, 0x80}, good[2:]...), false},
+		{"other version", append([]byte{1}, good[1:]...), true},
+		{"unknown flag", append([]byte{PageFormat, 0x80}, good[2:]...), false},
 		{"cut short", good[:len(good)-1], false},
 		{"trailing byte", append(append([]byte{}, good...), 0), false},
-		{"repeated key", []byte{1, flagSpots, 0, 1, 's', 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0}, false},
-		{"count of 1 written", []byte{1, flagSpots, 0, 1, 's', 0, 0, 0, 0, 0, 0, 0, 0, 1, 3, 1}, false},
+		{"repeated key", []byte{PageFormat, flagSpots, 0, 1, 's', 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0}, false},
+		{"count of 1 written", []byte{PageFormat, flagSpots, 0, 1, 's', 0, 0, 0, 0, 0, 0, 0, 0, 1, 3, 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p Page

@@ -1,0 +1,67 @@
+package features
+
+import "bytes"
+
+// Shop pages. Two items of one shop, or two categories of its catalogue, are
+// different things whose pages differ in a few words (a size, a price, the
+// items listed) that a template repeats around them: on WCXB's pages two
+// tumbler sizes of one shop share 0.78 of their main text's signatures, and
+// two sofa categories all of them. A page that says it is a product or a
+// catalogue, in the schema.org types of its JSON-LD (Product, Offer,
+// ProductGroup, ItemList, CollectionPage, OfferCatalog, the types Google's
+// product and carousel rich results read) or in Open Graph's og:type
+// ("product", "product.group", "product.item"), is marked, so that the
+// decision can hold it to a stricter rule than an article. Measured on the
+// corpus: 69 of wcxb's 106 product pages, 24 of its 109 collections and 14
+// of its 126 listings say so, and 6 of the 3,500 pages of the news datasets.
+
+// shopTypes are the schema.org types that make a page a shop page.
+var shopTypes = [][]byte{[]byte(`"Product"`), []byte(`"Offer"`), []byte(`"AggregateOffer"`),
+	[]byte(`"ProductGroup"`), []byte(`"ItemList"`), []byte(`"CollectionPage"`), []byte(`"OfferCatalog"`)}
+
+// shopJSONLD says whether a JSON-LD script names a shop type as an @type.
+// It reads the text, not the JSON: a type is a quoted string after "@type",
+// alone or in an array.
+func shopJSONLD(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`"@type"`))
+		if i < 0 {
+			return false
+		}
+		b = b[i+len(`"@type"`):]
+		v := bytes.TrimLeft(b, " \t\r\n:[")
+		for _, t := range shopTypes {
+			if bytes.HasPrefix(v, t) {
+				return true
+			}
+		}
+	}
+}
+
+// scriptIsJSONLD says whether a script start tag's type is JSON-LD.
+func scriptIsJSONLD(z tokenSource) bool {
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == "type" {
+			return bytes.EqualFold(bytes.TrimSpace(v), []byte("application/ld+json"))
+		}
+	}
+	return false
+}
+
+// metaShop says whether a meta tag is Open Graph's og:type of a product.
+func metaShop(z tokenSource) bool {
+	og, product := false, false
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "property", "name":
+			og = og || bytes.EqualFold(v, []byte("og:type"))
+		case "content":
+			product = len(v) >= 7 && bytes.EqualFold(v[:7], []byte("product"))
+		}
+	}
+	return og && product
+}
