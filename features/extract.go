@@ -42,8 +42,9 @@ type Extractor struct {
 	pending uint32     // simhash: weight added to lanes since the last flush
 	cjk     int
 	sc      scanner
-	blocks  []block // paragraph-level blocks of text (Config.MainText)
-	cls     []uint8 // their classes
+	nsc     *scanner // for a <noscript> element's content (tokenLoop)
+	blocks  []block  // paragraph-level blocks of text (Config.MainText)
+	cls     []uint8  // their classes
 	bstat   []blockStat
 	idx     []int
 	bs      blockState // open elements while tokenizing
@@ -318,6 +319,25 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{unlikely: -1}
 	e.shop, e.ldJSON = false, false
+	return e.tokenLoop(z, pageURL, false)
+}
+
+// noscriptMinBytes is the least markup in a <noscript> element for its
+// content to be read as the page's (see tokenLoop).
+const noscriptMinBytes = 2048
+
+// tokenLoop reads the tokens of z into the page's text; nested is set for
+// the content of a <noscript> element.
+//
+// A <noscript> element is raw text to a browser that runs scripts, and most
+// hold a tracking pixel or "please enable JavaScript". Some sites put the
+// page itself there, for readers and crawlers without scripts, and render it
+// with scripts for the rest: Discourse forums serve every post of a thread
+// inside <noscript>, so that without it the page had no text at all (WCXB's
+// forum pages). With main text on, the content of a <noscript> of
+// noscriptMinBytes or more is read as markup, as a browser without scripts
+// reads it; the main-text rules then judge it as any other part of the page.
+func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 	var skip string // raw-text element whose body we are skipping
 	var base *url.URL
 	baseParsed := false
@@ -329,6 +349,14 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 		case html.TextToken:
 			if skip == "script" && e.ldJSON && !e.shop {
 				e.shop = shopJSONLD(z.Text())
+			}
+			if skip == "noscript" && !nested && e.cfg.MainText && len(z.Text()) >= noscriptMinBytes {
+				if e.nsc == nil {
+					e.nsc = new(scanner)
+				}
+				e.nsc.reset(z.Text())
+				e.tokenLoop(e.nsc, pageURL, true)
+				e.nsc.reset(nil)
 			}
 			if skip == "" {
 				n0 := len(e.text)

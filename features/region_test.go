@@ -105,3 +105,40 @@ func TestShopMarkup(t *testing.T) {
 		t.Error("Shop carried over to the next page")
 	}
 }
+
+// TestNoscriptContent: a large <noscript> element's markup is read as the
+// page's (a Discourse thread serves its posts there); a small one, a
+// tracking pixel's or a "please enable JavaScript", stays out of the text.
+func TestNoscriptContent(t *testing.T) {
+	posts := ""
+	for i := range 12 {
+		posts += `<div class="topic-body crawler-post"><p>Post ` + string(rune('a'+i)) + `: ` + storyPara[3:len(storyPara)-4] + `</p></div>`
+	}
+	for _, tc := range []struct {
+		name    string
+		page    string
+		want    []string
+		wantNot []string
+	}{
+		{"posts in noscript", `<body><section id="splash">Loading</section><noscript><div id="main-outlet">` + posts + `</div></noscript></body>`,
+			[]string{"post a: the council said", "post l: the council said"}, nil},
+		{"small noscript", `<body><p>` + storyPara[3:] + `<noscript><p>Please enable JavaScript to view the comments powered by a widget.</p></noscript></body>`,
+			[]string{"the council said"}, []string{"enable javascript"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mainTextExtractor(t)
+			d := e.Extract([]byte(tc.page), "text/html", "")
+			got := mainTextString(e, d)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("main text lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(string(e.Text()), w) {
+					t.Errorf("text holds %q:\n%s", w, e.Text())
+				}
+			}
+		})
+	}
+}
