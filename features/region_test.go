@@ -42,6 +42,11 @@ func TestMainRegion(t *testing.T) {
 			`<template><p>Install this app on your home screen for a better experience.</p></template>` +
 			`<dialog><p>Tap the share icon, then add to home screen.</p></dialog></main></body>`,
 			[]string{"oak dining table"}, []string{"install this app", "share icon"}, true, 0},
+		{"a popover is no content", `<body>` + storyPara + `<i-card popover id="push"><div class="card"><p>To install this app on ` +
+			`your phone, tap the share icon in the browser, scroll the menu and tap add to home screen, then tap add in the ` +
+			`top-right corner of the screen and confirm that you want it.</p></div></i-card><div popover><p>This site is best ` +
+			`viewed with notifications on, which you can turn on in the settings of the browser at any time you like.</p></div></body>`,
+			[]string{"the council said"}, []string{"install this app", "notifications"}, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mainTextExtractor(t)
