@@ -147,3 +147,30 @@ func TestNoscriptContent(t *testing.T) {
 		})
 	}
 }
+
+// TestNotices: cookie banners and notices about the reader's browser are no
+// text, however much they read like prose; a story that speaks of browsers
+// or cookies at length is.
+func TestNotices(t *testing.T) {
+	long := strings.Repeat("The browser makers said on Tuesday that the update would reach every user by the end of the year, and that older versions would not be supported. ", 8)
+	for _, tc := range []struct {
+		text   string
+		notice bool
+	}{
+		{"You are using an out of date browser. It may not display this or other websites correctly. You should upgrade or use an alternative browser.", true},
+		{"This page is best viewed in an up-to-date web browser with style sheets (CSS) enabled.", true},
+		{"For the best viewing experience, please enable JavaScript in the settings of your device.", true},
+		{"This website uses cookies to improve your experience. By using it you accept our cookie policy.", true},
+		{"The council said on Tuesday that the new bridge would be finished by the end of the year.", false},
+		{long, false},
+	} {
+		page := `<body><div class="box"><p>` + tc.text + `</p></div><div class="story"><p>` + storyPara[3:] + `</div></body>`
+		e := mainTextExtractor(t)
+		d := e.Extract([]byte(page), "text/html", "")
+		got := mainTextString(e, d)
+		first := strings.ToLower(strings.Fields(tc.text)[0] + " " + strings.Fields(tc.text)[1])
+		if in := strings.Contains(got, first); in == tc.notice {
+			t.Errorf("%.50q: in the main text %v, want %v:\n%s", tc.text, in, !tc.notice, got)
+		}
+	}
+}
