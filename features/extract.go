@@ -347,20 +347,25 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 		case html.ErrorToken:
 			return errors.Is(z.Err(), io.EOF)
 		case html.TextToken:
+			// Text is read once: x/net/html's Tokenizer gives it only once.
+			t := z.Text()
 			if skip == "script" && e.ldJSON && !e.shop {
-				e.shop = shopJSONLD(z.Text())
+				e.shop = shopJSONLD(t)
 			}
-			if skip == "noscript" && !nested && e.cfg.MainText && len(z.Text()) >= noscriptMinBytes {
+			if skip == "noscript" && !nested && e.cfg.MainText && len(t) >= noscriptMinBytes {
 				if e.nsc == nil {
 					e.nsc = new(scanner)
 				}
-				e.nsc.reset(z.Text())
+				e.nsc.reset(t)
 				e.tokenLoop(e.nsc, pageURL, true)
 				e.nsc.reset(nil)
 			}
 			if skip == "" {
+				if !e.shop {
+					e.shop = shopButton(t)
+				}
 				n0 := len(e.text)
-				e.appendText(z.Text())
+				e.appendText(t)
 				if e.cfg.MainText {
 					e.blockText(n0)
 				}

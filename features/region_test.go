@@ -95,6 +95,9 @@ func TestShopMarkup(t *testing.T) {
 		{"og:type product.group, content first", `<head><meta content="product.group" property="og:type"></head>`, true},
 		{"og:type article", `<head><meta property="og:type" content="article"></head>`, false},
 		{"product named in the text", `<body><p>"@type": "Product" is how a shop marks its items.</p></body>`, false},
+		{"add to bag button", `<body><h1>Rambler 20 oz Tumbler</h1><p>$35.00</p><button class="btn"> Add to Bag </button></body>`, true},
+		{"buy now link", `<body><p>Text.</p><a href="/checkout">Buy Now</a></body>`, false},
+		{"cart named in a sentence", `<body><p>Shoppers who add to cart and leave are the retailer's puzzle.</p></body>`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mainTextExtractor(t)

@@ -11,9 +11,13 @@ import "bytes"
 // ProductGroup, ItemList, CollectionPage, OfferCatalog, the types Google's
 // product and carousel rich results read) or in Open Graph's og:type
 // ("product", "product.group", "product.item"), is marked, so that the
-// decision can hold it to a stricter rule than an article. Measured on the
-// corpus: 69 of wcxb's 106 product pages, 24 of its 109 collections and 14
-// of its 126 listings say so, and 6 of the 3,500 pages of the news datasets.
+// decision can hold it to a stricter rule than an article. So does a page
+// with a shop's button: an element whose whole text is "Add to cart" (bag,
+// basket, trolley). "Buy now" is not one: sites put it in their frame, for a
+// subscription or a book, around every story (measured on the benchmark: it
+// held five true pairs back). Measured on the corpus: 88 of wcxb's 106
+// product pages, 39 of its 109 collections and 16 of its 126 listings are
+// shop pages so, and 6 of the 3,500 pages of the news datasets.
 
 // shopTypes are the schema.org types that make a page a shop page.
 var shopTypes = [][]byte{[]byte(`"Product"`), []byte(`"Offer"`), []byte(`"AggregateOffer"`),
@@ -64,4 +68,23 @@ func metaShop(z tokenSource) bool {
 		}
 	}
 	return og && product
+}
+
+// shopButtons are the texts of a shop's buttons (lower case).
+var shopButtons = [...]string{"add to cart", "add to bag", "add to basket", "add to trolley"}
+
+// shopButton says whether a text node is a shop's button label: the whole
+// text, white space aside, and nothing else; a sentence that speaks of a
+// cart is not one.
+func shopButton(t []byte) bool {
+	if len(t) > 64 {
+		return false
+	}
+	t = bytes.TrimSpace(t)
+	for _, b := range shopButtons {
+		if len(t) == len(b) && bytes.EqualFold(t, []byte(b)) {
+			return true
+		}
+	}
+	return false
 }
