@@ -164,6 +164,8 @@ func TestNotices(t *testing.T) {
 		{"This page is best viewed in an up-to-date web browser with style sheets (CSS) enabled.", true},
 		{"For the best viewing experience, please enable JavaScript in the settings of your device.", true},
 		{"This website uses cookies to improve your experience. By using it you accept our cookie policy.", true},
+		{"Your email address will not be published. Required fields are marked with a star, and comments are welcome.", true},
+		{"Thank you: your comment is now in the moderation queue and should appear on the page shortly.", true},
 		{"The council said on Tuesday that the new bridge would be finished by the end of the year.", false},
 		{long, false},
 	} {
