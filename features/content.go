@@ -173,14 +173,13 @@ func containerIdx(name []byte) int {
 	return -1
 }
 
-// unlikelyName says whether an element's class and id values name page
+// unlikelyName says whether an element's class and id values (lower case) name page
 // furniture: Readability's unlikely-candidate words (mozilla/readability,
 // REGEXPS.unlikelyCandidates), unless a word naming content is there too
 // (okMaybeItsACandidate, "and" included as there: "sidebar-and-content"). Sidebars of a blog carry whole sentences ("if you
 // find anything interesting here, please link back"), which the paragraph
 // classifier cannot tell from a short post; their names can.
-func unlikelyName(v []byte) bool {
-	l := bytes.ToLower(v)
+func unlikelyName(l []byte) bool {
 	for _, ok := range []string{"and", "article", "body", "column", "content", "main", "shadow"} {
 		if bytes.Contains(l, []byte(ok)) {
 			return false
@@ -197,7 +196,7 @@ func unlikelyName(v []byte) bool {
 	return false
 }
 
-// consentName says whether an element's class and id values name a cookie
+// consentName says whether an element's class and id values (lower case) name a cookie
 // or consent dialog, whose text is never a page's content: trafilatura drops
 // such elements outright (xpaths.py, OVERALL_DISCARD_XPATH: "cookie" in a
 // class or id, "consent" in a class). Here: "consent", "gdpr", the names of
@@ -210,7 +209,17 @@ func unlikelyName(v []byte) bool {
 // recipe listing and a recipe page shared 106 signatures of OneTrust's
 // text, Jaccard 0.46).
 func consentName(v []byte) bool {
-	for _, tok := range bytes.Fields(bytes.ToLower(v)) {
+	for len(v) > 0 {
+		var tok []byte
+		v = bytes.TrimLeft(v, " \t\r\n\f")
+		if i := bytes.IndexAny(v, " \t\r\n\f"); i >= 0 {
+			tok, v = v[:i], v[i:]
+		} else {
+			tok, v = v, nil
+		}
+		if len(tok) == 0 {
+			break
+		}
 		// WordPress names a post's tags and categories in its class
 		// ("tag-cookie-recipes"): they say what the post is about.
 		if bytes.HasPrefix(tok, []byte("tag-")) || bytes.HasPrefix(tok, []byte("category-")) {
@@ -284,7 +293,9 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		k, v, more = z.TagAttr()
 		switch string(k) {
 		case "class", "id":
-			e.nfkc = append(append(e.nfkc, v...), ' ')
+			if c != customIdx {
+				e.nfkc = append(append(e.nfkc, v...), ' ')
+			}
 		case "role":
 			role = landmark(v)
 		case "hidden":
@@ -300,6 +311,13 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		// leave some open: only a popover, whose text is never the page's,
 		// is taken from them.
 		role, out = regionNone, false
+	}
+	// The name tests below read lower case: ASCII is lowered in place, since
+	// every word they look for is ASCII.
+	for i, b := range e.nfkc {
+		if 'A' <= b && b <= 'Z' {
+			e.nfkc[i] = b + 'a' - 'A'
+		}
 	}
 	if role == regionMain && !bs.inRoleMain {
 		bs.inRoleMain, bs.roleMain, bs.roleMainAt, bs.sawMain = true, c, bs.depth[c], true
@@ -328,11 +346,10 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 }
 
-// positiveName says whether class and id values name the content: some of
+// positiveName says whether class and id values (lower case) name the content: some of
 // Readability's positive words (REGEXPS.positive), those that name a story's
 // container rather than any part of a page.
-func positiveName(v []byte) bool {
-	l := bytes.ToLower(v)
+func positiveName(l []byte) bool {
 	for _, w := range []string{"article", "content", "entry", "main", "post", "story"} {
 		if bytes.Contains(l, []byte(w)) {
 			return true
