@@ -119,32 +119,45 @@ type blockState struct {
 	headDepth, chrome int
 	// Containers whose class or id names page furniture (unlikely): depth of
 	// each container element, and the one open unlikely region, if any.
-	depth      [len(containers)]int
-	unlikely   int // index in containers, or -1
-	unlikelyAt int // depth of that container where the region began
-	inUnlikely bool
+	depth    [len(containers)]int
+	unlikely region
 	// The one open region of a container named as a consent dialog
-	// (consentName): its text is chrome.
-	consent   int
-	consentAt int
-	inConsent bool
+	// (consentName) or with the popover attribute: its text is chrome.
+	consent region
 	// The one open region of a container named as content (positiveName).
-	positive   int
-	positiveAt int
-	inPositive bool
-	inTitle    bool
+	positive region
+	inTitle  bool
 	// The page's main region (see mainRegion): open <main> elements, the
 	// one open container with role="main", and what the region leaves out:
 	// open header and form elements, and the one open container whose role
 	// or hidden attribute says it is no part of the content.
-	main, regionOut      int
-	roleMain, roleMainAt int
-	inRoleMain           bool
-	outRole, outRoleAt   int
-	inOutRole            bool
-	sawMain              bool // the page has a main region
-	hasText              bool // the current block has had text (its depth is set)
-	nest                 nest
+	main, regionOut int
+	roleMain        region
+	outRole         region
+	sawMain         bool // the page has a main region
+	hasText         bool // the current block has had text (its depth is set)
+	nest            nest
+}
+
+// region is an element whose text is marked while it is open: which of the
+// containers it is, and the depth of that kind where it began, so that its
+// end tag is told from a nested one's.
+type region struct {
+	on    bool
+	c, at int
+}
+
+// start opens the region at container c, at depth.
+func (r *region) start(c, depth int) { r.on, r.c, r.at = true, c, depth }
+
+// ends closes the region if an end tag of container c at depth is its own,
+// and says whether it was.
+func (r *region) ends(c, depth int) bool {
+	if r.on && r.c == c && r.at == depth {
+		r.on = false
+		return true
+	}
+	return false
 }
 
 // containers are the elements whose class or id is read for unlikelyName.
@@ -260,25 +273,10 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	bs := &e.bs
 	if !open {
-		if bs.inRoleMain && bs.roleMain == c && bs.depth[c] == bs.roleMainAt {
-			bs.inRoleMain = false
-			e.cut()
-		}
-		if bs.inOutRole && bs.outRole == c && bs.depth[c] == bs.outRoleAt {
-			bs.inOutRole = false
-			e.cut()
-		}
-		if bs.inConsent && bs.consent == c && bs.depth[c] == bs.consentAt {
-			bs.inConsent = false
-			e.cut()
-		}
-		if bs.inUnlikely && bs.unlikely == c && bs.depth[c] == bs.unlikelyAt {
-			bs.inUnlikely = false
-			e.cut()
-		}
-		if bs.inPositive && bs.positive == c && bs.depth[c] == bs.positiveAt {
-			bs.inPositive = false
-			e.cut()
+		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive} {
+			if r.ends(c, bs.depth[c]) {
+				e.cut()
+			}
 		}
 		bs.depth[c] = max(bs.depth[c]-1, 0)
 		return
@@ -319,29 +317,30 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			e.nfkc[i] = b + 'a' - 'A'
 		}
 	}
-	if role == regionMain && !bs.inRoleMain {
-		bs.inRoleMain, bs.roleMain, bs.roleMainAt, bs.sawMain = true, c, bs.depth[c], true
+	if role == regionMain && !bs.roleMain.on {
+		bs.roleMain.start(c, bs.depth[c])
+		bs.sawMain = true
 		e.cut()
 	}
-	if (out || role == regionOut) && !bs.inOutRole {
-		bs.inOutRole, bs.outRole, bs.outRoleAt = true, c, bs.depth[c]
+	if (out || role == regionOut) && !bs.outRole.on {
+		bs.outRole.start(c, bs.depth[c])
 		e.cut()
 	}
-	if bs.inUnlikely && bs.inConsent {
+	if bs.unlikely.on && bs.consent.on {
 		return
 	}
-	if !bs.inConsent && (popover || len(e.nfkc) > 0 && consentName(e.nfkc)) {
-		bs.inConsent, bs.consent, bs.consentAt = true, c, bs.depth[c]
+	if !bs.consent.on && (popover || len(e.nfkc) > 0 && consentName(e.nfkc)) {
+		bs.consent.start(c, bs.depth[c])
 		e.cut()
 	}
-	if bs.inUnlikely || c == customIdx {
+	if bs.unlikely.on || c == customIdx {
 		return
 	}
 	if c == asideIdx && !positiveName(e.nfkc) || len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
-		bs.inUnlikely, bs.unlikely, bs.unlikelyAt = true, c, bs.depth[c]
+		bs.unlikely.start(c, bs.depth[c])
 		e.cut()
-	} else if !bs.inPositive && len(e.nfkc) > 0 && positiveName(e.nfkc) {
-		bs.inPositive, bs.positive, bs.positiveAt = true, c, bs.depth[c]
+	} else if !bs.positive.on && len(e.nfkc) > 0 && positiveName(e.nfkc) {
+		bs.positive.start(c, bs.depth[c])
 		e.cut()
 	}
 }
@@ -430,19 +429,19 @@ func (e *Extractor) blockText(n0 int) {
 	if e.bs.headDepth > 0 {
 		b.heading = true
 	}
-	if e.bs.chrome > 0 || e.bs.inConsent {
+	if e.bs.chrome > 0 || e.bs.consent.on {
 		b.chrome = true
 	}
-	if e.bs.inUnlikely {
+	if e.bs.unlikely.on {
 		b.unlikely = true
 	}
-	if e.bs.inPositive {
+	if e.bs.positive.on {
 		b.positive = true
 	}
-	if e.bs.main > 0 || e.bs.inRoleMain {
+	if e.bs.main > 0 || e.bs.roleMain.on {
 		b.inMain = true
 	}
-	if e.bs.regionOut > 0 || e.bs.inOutRole {
+	if e.bs.regionOut > 0 || e.bs.outRole.on {
 		b.regionOut = true
 	}
 }

@@ -326,17 +326,7 @@ func TestMainTextOwnStopwords(t *testing.T) {
 			if !d.MainText {
 				t.Fatalf("no main text found")
 			}
-			got := " " + mainTextString(e, d) + " "
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("main text %q lacks %q", got, w)
-				}
-			}
-			for _, w := range tc.not {
-				if strings.Contains(got, w) {
-					t.Errorf("main text %q has %q", got, w)
-				}
-			}
+			checkWords(t, " "+mainTextString(e, d)+" ", tc.want, tc.not)
 		})
 	}
 }

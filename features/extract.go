@@ -317,7 +317,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.text = e.text[:0]
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
-	e.bs = blockState{unlikely: -1}
+	e.bs = blockState{}
 	e.shop, e.ldJSON = false, false
 	return e.tokenLoop(z, pageURL, false)
 }

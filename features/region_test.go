@@ -58,16 +58,7 @@ func TestMainRegion(t *testing.T) {
 			if !tc.main {
 				return
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("main text lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(got, w) {
-					t.Errorf("main text holds %q:\n%s", w, got)
-				}
-			}
+			checkWords(t, got, tc.want, tc.wantNot)
 		})
 	}
 }
@@ -136,17 +127,8 @@ func TestNoscriptContent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mainTextExtractor(t)
 			d := e.Extract([]byte(tc.page), "text/html", "")
-			got := mainTextString(e, d)
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("main text lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(string(e.Text()), w) {
-					t.Errorf("text holds %q:\n%s", w, e.Text())
-				}
-			}
+			checkWords(t, mainTextString(e, d), tc.want, nil)
+			checkWords(t, string(e.Text()), nil, tc.wantNot)
 		})
 	}
 }
@@ -176,6 +158,21 @@ func TestNotices(t *testing.T) {
 		first := strings.ToLower(strings.Fields(tc.text)[0] + " " + strings.Fields(tc.text)[1])
 		if in := strings.Contains(got, first); in == tc.notice {
 			t.Errorf("%.50q: in the main text %v, want %v:\n%s", tc.text, in, !tc.notice, got)
+		}
+	}
+}
+
+// checkWords holds a text to holding each of want and none of wantNot.
+func checkWords(t *testing.T, text string, want, wantNot []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	for _, w := range wantNot {
+		if strings.Contains(text, w) {
+			t.Errorf("text holds %q:\n%s", w, text)
 		}
 	}
 }
