@@ -168,3 +168,27 @@ func TestWgetCrawlsThroughIndex(t *testing.T) {
 	}
 	_ = warcio.KindWARC
 }
+
+// TestIndexOfAnotherAnalysis: an index whose pages were analysed with other
+// settings is refused before anything is written (exit 2), and the message
+// says how to make one this run can use.
+func TestIndexOfAnotherAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "index")
+	if code, msg := runCLI(t, "-q", "--bigrams-below", "6", "--index", ix, samplePath, filepath.Join(dir, "day1.warc.gz")); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, msg)
+	}
+	out := filepath.Join(dir, "day2.warc.gz")
+	code, msg := runCLI(t, "-q", "--index", ix, samplePath, out)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d: %s", code, exitUsage, msg)
+	}
+	for _, w := range []string{"bigrams-below=6", "bigrams-below=16", "nothing was written", "make a new index with this version"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message lacks %q:\n%s", w, msg)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output %s: %v, want none", out, err)
+	}
+}

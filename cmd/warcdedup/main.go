@@ -312,6 +312,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *indexDir != "" {
 		if ix, err = openIndex(*indexDir, cfg.opts.Config, d); err != nil {
 			fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
+			if errors.Is(err, index.ErrFormat) {
+				// Pages of another analysis would be compared on features
+				// that mean something else: the index must be made again.
+				fmt.Fprintf(stderr, "make a new index with this version: run it with --index NEWDIR over the crawls the index was built from, in order\n")
+			}
 			return indexExit(err)
 		}
 		defer ix.Close()
