@@ -615,6 +615,23 @@ func hostOf(u string) string {
 	return strings.ToLower(rest)
 }
 
+// adNamed says whether an id or class value names an advertisement slot.
+// WordPress names a post's categories and tags in its container's class
+// ("category-white-label-native-advertising-platform"): those say what the
+// post is about, and a re-capture that swapped that container for an
+// advert would have lost the story it is labelled a copy of.
+func adNamed(v string) bool {
+	for _, tok := range strings.Fields(v) {
+		if strings.HasPrefix(tok, "category-") || strings.HasPrefix(tok, "tag-") {
+			continue
+		}
+		if adName.MatchString(tok) {
+			return true
+		}
+	}
+	return false
+}
+
 var adName = regexp.MustCompile(`(?i)(^|[-_\s])(ad|ads|adv|advert|advertisement|advertising|banner|promo|promotion|sponsor|sponsored|dfp|gpt|adslot|adunit|adsense)([-_\s\d]|$)`)
 
 var promosEN = []string{
@@ -674,7 +691,7 @@ func swapAds(body *html.Node, rng *rand.Rand, zh bool) {
 		}
 		id, _ := attr(n, "id")
 		class, _ := attr(n, "class")
-		if adName.MatchString(id) || adName.MatchString(class) {
+		if adNamed(id) || adNamed(class) {
 			ads = append(ads, n)
 			return false
 		}

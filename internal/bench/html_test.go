@@ -183,3 +183,24 @@ func TestCopyURL(t *testing.T) {
 		}
 	}
 }
+
+// TestAdNamed: an advert's slot is named so; a WordPress post whose category
+// or tag names advertising is a story about it, and its re-capture keeps it.
+func TestAdNamed(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		ad bool
+	}{
+		{"ad-slot", true},
+		{"sidebar banner_300", true},
+		{"sponsored", true},
+		{"post type-post category-white-label-native-advertising-platform", false},
+		{"hentry tag-sponsored-content", false},
+		{"header_color av_header_top", false},
+		{"download", false},
+	} {
+		if got := adNamed(tc.v); got != tc.ad {
+			t.Errorf("adNamed(%q) = %v, want %v", tc.v, got, tc.ad)
+		}
+	}
+}
