@@ -35,7 +35,7 @@ type Doc struct {
 	// the site. Not serialized either.
 	MainTextUnlikely bool
 	// Shop is set when the page describes itself as a shop's product or
-	// catalogue page (shopMarkup). Not serialized.
+	// catalogue page (shop.go).
 	Shop bool
 
 	// Spots is the SpotSigs multi-set (FamSpotSigs); SpotComparable is
@@ -93,6 +93,9 @@ func (d *Doc) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if d.SpotComparable {
 		flags |= 2
+	}
+	if d.Shop {
+		flags |= 4
 	}
 	b = append(b, flags)
 	for _, n := range []int{d.TextBytes, d.Terms, d.Words, d.CJK} {
@@ -159,7 +162,8 @@ func (d *Doc) UnmarshalBinary(data []byte) error {
 	flags := r.byte()
 	x.Truncated = flags&1 != 0
 	x.SpotComparable = flags&2 != 0
-	if flags&^3 != 0 && r.err == nil {
+	x.Shop = flags&4 != 0
+	if flags&^7 != 0 && r.err == nil {
 		r.err = fmt.Errorf("%w: unknown flags %#x", ErrFormat, flags)
 	}
 	x.TextBytes = int(r.uvarint(1 << 40))

@@ -51,7 +51,7 @@ type Extractor struct {
 	// unlikelyText: the main text was found by the retry, in containers
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
-	// shop: the page's markup says it is a shop page (shopMarkup); ldJSON:
+	// shop: the page's markup says it is a shop page (shop.go); ldJSON:
 	// the script being skipped is JSON-LD.
 	shop, ldJSON bool
 	fw           map[uint64]int32 // word counts, then the page's function words (pageStops)
@@ -334,9 +334,10 @@ const noscriptMinBytes = 2048
 // page itself there, for readers and crawlers without scripts, and render it
 // with scripts for the rest: Discourse forums serve every post of a thread
 // inside <noscript>, so that without it the page had no text at all (WCXB's
-// forum pages). With main text on, the content of a <noscript> of
-// noscriptMinBytes or more is read as markup, as a browser without scripts
-// reads it; the main-text rules then judge it as any other part of the page.
+// forum pages). The content of a <noscript> of noscriptMinBytes or more is
+// read as markup, as a browser without scripts reads it, for every family:
+// the main-text rules then judge it as any other part of the page, and the
+// main text stays a part of the page's text.
 func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 	var skip string // raw-text element whose body we are skipping
 	var base *url.URL
@@ -352,7 +353,7 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 			if skip == "script" && e.ldJSON && !e.shop {
 				e.shop = shopJSONLD(t)
 			}
-			if skip == "noscript" && !nested && e.cfg.MainText && len(t) >= noscriptMinBytes {
+			if skip == "noscript" && !nested && len(t) >= noscriptMinBytes {
 				if e.nsc == nil {
 					e.nsc = new(scanner)
 				}

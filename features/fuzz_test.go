@@ -3,6 +3,7 @@ package features
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -20,6 +21,12 @@ var fuzzSeeds = []string{
 	"caf&eacute; &#x4E2D; &bogus; &#0; <b>wo</b>rd",
 	"\x00\x01<\xff>\xc3(</p",
 	"我的朋友是老师。他的学生很好！",
+	// The main region, a large <noscript> read as markup, a popover, JSON-LD
+	// and a shop's button.
+	"<main><h1>T</h1><ul><li><a href=/a>One item</a></li></ul><header>h</header><div hidden>x</div></main>" +
+		"<noscript><div class=post><p>" + strings.Repeat("The post is read as markup. ", 80) + "</p><noscript>n</div></noscript>" +
+		"<i-card popover><p>Install the app.</p></i-card><template><p>t</p></template>" +
+		`<script type="application/ld+json">{"@type":["Product"]}</script><button>Add to Cart</button>`,
 }
 
 // FuzzTokenize checks the text path on arbitrary bytes: no panic, valid UTF-8
