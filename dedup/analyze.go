@@ -60,7 +60,7 @@ func (d *Deduper) newAnalyzer() *near.Analyzer {
 // needsAnalysis says whether a record goes to the workers: an HTML page that
 // near-duplicate matching can replace.
 func (d *Deduper) needsAnalysis(it *item) bool {
-	if d.opts.Near == NearOff || it.pay == nil || it.rec.Err != nil {
+	if d.opts.Near == NearOff || d.stage == stageApply || it.pay == nil || it.rec.Err != nil {
 		return false
 	}
 	if it.pay.HTTP.StatusCode != 200 || it.pay.Length < d.opts.MinSize || it.pay.Length == 0 {
@@ -75,7 +75,7 @@ func (d *Deduper) needsAnalysis(it *item) bool {
 // keepBody is how many payload bytes the reader keeps for analysis: none unless
 // the response may be an HTML page that near-duplicate matching could replace.
 func (d *Deduper) keepBody(h *warcio.HTTPResponse) int {
-	if d.opts.Near == NearOff || h.StatusCode != 200 {
+	if d.opts.Near == NearOff || d.stage == stageApply || h.StatusCode != 200 {
 		return 0
 	}
 	ct := strings.ToLower(h.Get("Content-Type"))

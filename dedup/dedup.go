@@ -10,7 +10,6 @@ package dedup
 import (
 	"bufio"
 	"crypto/sha1"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -144,6 +143,14 @@ type Deduper struct {
 	// broken is set by a panic in the decision loop, which may have left the
 	// indexes half updated: no later Run may trust them.
 	broken *PanicError
+
+	// The steps of a run on a cluster (see Map, Judge, Apply).
+	stage        stage
+	emit         func(*Fact) error         // stageMap
+	applyNext    func() (*Decision, error) // stageApply
+	applyPending *Decision
+	judging      bool   // Judge has been called
+	judgeFile    string // the file of the last Fact judged
 }
 
 // undo is the state before a Run, for withdrawing it; the undo logs of the
@@ -381,6 +388,14 @@ func (d *Deduper) take(name string, it *item, w *warcio.Writer, decide bool, rec
 		*records++
 		d.recordsDone.Add(1)
 	}
+	switch d.stage {
+	case stageMap:
+		f := d.factOf(it)
+		d.warnings(name, it, f, 0)
+		return d.emit(f)
+	case stageApply:
+		return d.applyOne(name, it, w)
+	}
 	if testDecideHook != nil {
 		testDecideHook(it)
 	}
@@ -431,9 +446,6 @@ type item struct {
 	page *near.Page      // the page for near-duplicate matching, if it was analysed
 	// panicked is set if the analysis panicked.
 	panicked *PanicError
-	// idBase is what the IDs of records derived from this one are made from
-	// (see idBase).
-	idBase string
 }
 
 func (it *item) release() { it.raw.Release() }
@@ -457,234 +469,30 @@ func (d *Deduper) read(r *warcio.Reader, cur **warcio.Record) (*item, error) {
 	return it, nil
 }
 
-// decide writes the record unchanged or as a revisit.
+// decide decides over the record of it and writes it, unchanged or as a
+// revisit.
 func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
-	rec, raw, pay := it.rec, it.raw, it.pay
-	d.Stats.add(&d.Stats.In, kindName(rec))
-	d.Stats.BytesIn += raw.Size
-	if ps := warcio.Validate(rec); len(ps) > 0 {
-		d.Stats.Nonconforming++
-		if d.opts.Nonconforming != nil {
-			d.opts.Nonconforming(name, rec, ps)
-		}
-	}
-	var repeat uint32
-	if id := rec.ID(); id != "" {
-		if repeat = d.ids.add(id); repeat > 0 {
-			d.Stats.DuplicateIDs++
-			if d.opts.DuplicateID != nil {
-				d.opts.DuplicateID(name, rec)
-			}
-		}
-	}
-	it.idBase = idBase(rec, name, repeat)
-	if rec.Err != nil {
-		// Damaged, or a block that does not match its digest: carried over as it
-		// is, and never used as a kept copy or replaced by a revisit.
-		d.Stats.Damaged++
-		d.Stats.DamagedBytes += raw.Size
-		if d.opts.Warn != nil {
-			d.opts.Warn(rec.Err)
-		}
-		return d.pass(w, rec, raw)
-	}
-	if pay == nil {
-		if it.perr != nil && !errors.Is(it.perr, warcio.ErrTruncated) {
-			d.Stats.UnparsedHTTP++
-		}
-		return d.pass(w, rec, raw)
-	}
-	switch {
-	case pay.HTTP.StatusCode != 200:
-		d.Stats.SkippedNotOK++
-		return d.pass(w, rec, raw)
-	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number"):
-		d.Stats.SkippedTruncSeg++
-		return d.pass(w, rec, raw)
-	case pay.Length == 0 || pay.Length < d.opts.MinSize:
-		d.Stats.SkippedSmall++
-		return d.pass(w, rec, raw)
-	case rec.ID() == "" || rec.Header.Get("WARC-Target-URI") == "" || rec.Header.Get("WARC-Date") == "":
-		return d.pass(w, rec, raw)
-	case !rewritable(&rec.Header):
-		// A revisit or an annotation carries this header's fields: one that
-		// cannot be written so as to read back the same stays as it is.
-		return d.pass(w, rec, raw)
-	}
-	// A digest the crawler recorded is used verbatim: replay tools match digests as
-	// exact strings, and wget digests the raw chunked bytes.
-	digest := rec.Header.Get("WARC-Payload-Digest")
-	if digest == "" {
-		digest = pay.Digest
-	}
-	kept, dup, err := d.exact.lookup(digest)
+	f := d.factOf(it)
+	dec, err := d.judge(name, f, w.Offset())
 	if err != nil {
 		return err
 	}
-	if dup && (kept.computed != pay.Digest || kept.sha256 != pay.SHA256 && kept.sha256 != [32]byte{}) {
-		// The crawler recorded the same digest for different bytes, or the bytes
-		// differ under one SHA-1 (a collision, as the SHAttered PDFs, Stevens et
-		// al., CRYPTO 2017). Matching on the recorded string or on SHA-1 alone
-		// would replace a unique payload: keep it. A record from a CDX of an
-		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
-		// there is to compare, as wget --warc-dedup compares it.
-		d.Stats.DigestConflicts++
-		return d.pass(w, rec, raw)
-	}
-	if dup && kept.seed && kept.id == rec.ID() && kept.id != "" {
-		// The kept record is this record, read from an index of an earlier
-		// run over the same file: a record is never a revisit of itself.
-		d.Stats.AlreadyKept++
-		return d.pass(w, rec, raw)
-	}
-	if dup && later(kept.date, rec.Header.Get("WARC-Date")) {
-		// The kept copy was captured after this one: this capture stays
-		// whole rather than point forward in time.
-		d.Stats.LaterKept++
-		return d.pass(w, rec, raw)
-	}
-	if !dup {
-		r := ref{id: rec.ID(), uri: rec.Header.Get("WARC-Target-URI"),
-			date: rec.Header.Get("WARC-Date"), digest: digest, computed: pay.Digest, sha256: pay.SHA256,
-			file: d.outName, offset: w.Offset()}
-		if it.page.OK() {
-			r.entity = entityOf(pay.HTTP)
-		}
-		var m match
-		found := false
-		if it.page.OK() {
-			m.Match, found = d.nearIdx().Match(it.page)
-		}
-		if found {
-			if err := d.resolve(&m); err != nil {
-				return err
-			}
-			if later(m.kept.date, r.date) {
-				d.Stats.LaterKept++
-				found = false
-			} else if m.kept.seed && m.kept.id == r.id && r.id != "" {
-				d.Stats.AlreadyKept++
-				found = false
-			}
-		}
-		if found && m.Contain == near.NotContained {
-			return d.writeNear(name, it, r, m, w)
-		}
-		n, err := d.exact.add(r)
-		if err != nil {
-			return err
-		}
-		d.Stats.EligibleUnique++
-		if it.page.OK() {
-			it.page.Ref = n
-			d.nearIdx().Add(it.page)
-		}
-		if found {
-			return d.writeContainment(name, it, r, m, w)
-		}
-		return d.pass(w, rec, raw)
-	}
-	h := revisit(rec, it.idBase, digest, kept.id, refersURI(kept, rec), kept.date)
-	if err := w.WriteRecord(h, pay.HTTP.CRLFHead()); err != nil {
-		return err
-	}
-	if err := d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
-		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: kept.uri, KeptDate: kept.date,
-		KeptID: kept.id, Method: "exact", Similarity: 1, Relation: relation(kept.uri, rec.Header.Get("WARC-Target-URI")),
-		Action: "revisit"}); err != nil {
-		return err
-	}
-	d.Stats.Revisits++
-	d.Stats.BytesSaved += pay.Length
-	d.Stats.add(&d.Stats.Out, "revisit")
-	return nil
+	d.warnings(name, it, f, dec.repeat)
+	return d.write(w, name, it, &dec)
 }
 
-// writeNear writes a near duplicate: a revisit record, or the record unchanged
-// followed by an annotation.
-func (d *Deduper) writeNear(name string, it *item, self ref, m match, w *warcio.Writer) error {
-	rec, digest := it.rec, self.digest
-	if err := d.resolve(&m); err != nil {
-		return err
+// warnings tells the Options' callbacks about a record that departs from the
+// standard, repeats an earlier record's ID or is damaged.
+func (d *Deduper) warnings(name string, it *item, f *Fact, repeat uint32) {
+	if f.nonconforming && d.opts.Nonconforming != nil {
+		d.opts.Nonconforming(name, it.rec, f.problems)
 	}
-	action := "revisit"
-	reason := m.Reason
-	if d.opts.Near == NearAnnotate || reason != "" {
-		action = "annotate"
-		if reason != "" {
-			d.Stats.WeakEvidence++
-		}
-		if err := d.pass(w, rec, it.raw); err != nil {
-			return err
-		}
-		// The page is kept: a later exact copy of it refers to it.
-		if _, err := d.exact.add(self); err != nil {
-			return err
-		}
-		if d.opts.Near == NearAnnotate {
-			h, block := annotation(rec, it.idBase, digest, m)
-			if err := w.WriteRecord(h, block); err != nil {
-				return err
-			}
-			d.Stats.Annotations++
-			d.Stats.add(&d.Stats.Out, "metadata")
-		} else {
-			// Kept and reported, as a containment is: the default output
-			// holds one record for each input record.
-			action = "keep"
-		}
-	} else {
-		h := nearRevisit(rec, it.idBase, digest, m)
-		keepOwnEntity(h, it.pay.HTTP, m.kept.entity)
-		if err := w.WriteRecord(h, nearHead(it.pay.HTTP, m.kept.entity)); err != nil {
-			return err
-		}
-		d.Stats.NearRevisits++
-		if m.Relation == near.SameSite {
-			d.Stats.NearSameSite++
-		} else {
-			d.Stats.NearCrossSite++
-		}
-		d.Stats.BytesSaved += it.pay.Length
-		d.Stats.add(&d.Stats.Out, "revisit")
+	if repeat > 0 && d.opts.DuplicateID != nil {
+		d.opts.DuplicateID(name, it.rec)
 	}
-	return d.report.duplicate(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
-		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
-		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
-		Reason: reason, Shared: m.Shared, Signatures: m.Sigs, KeptSignatures: m.KeptSigs})
-}
-
-// writeContainment writes a page that holds a kept page's text, or is held in
-// one (see containShare), unchanged: each side has text the other lacks, so
-// neither replaces the other. The pair goes to the report and, with
-// --near=annotate, into a metadata record after the page; the default output
-// keeps one record for each input record.
-func (d *Deduper) writeContainment(name string, it *item, self ref, m match, w *warcio.Writer) error {
-	rec, digest := it.rec, self.digest
-	if err := d.resolve(&m); err != nil {
-		return err
+	if f.cls == clsDamaged && d.opts.Warn != nil {
+		d.opts.Warn(it.rec.Err)
 	}
-	if err := d.pass(w, rec, it.raw); err != nil {
-		return err
-	}
-	action := "report"
-	if d.opts.Near == NearAnnotate {
-		action = "annotate"
-		h, block := annotation(rec, it.idBase, digest, m)
-		if err := w.WriteRecord(h, block); err != nil {
-			return err
-		}
-		d.Stats.add(&d.Stats.Out, "metadata")
-	}
-	d.Stats.Containments++
-	dir := "contains"
-	if m.Contain == near.HeldByKept {
-		dir = "contained-in"
-	}
-	return d.report.containment(Duplicate{File: name, URI: rec.Header.Get("WARC-Target-URI"),
-		Date: rec.Header.Get("WARC-Date"), RecordID: rec.ID(), KeptURI: m.kept.uri, KeptDate: m.kept.date,
-		KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity, Relation: string(m.Relation), Action: action,
-		Direction: dir, Containment: m.Share, Signatures: m.Sigs, KeptSignatures: m.KeptSigs})
 }
 
 // resolve reads the kept record of a match back from the store.
@@ -692,11 +500,6 @@ func (d *Deduper) resolve(m *match) error {
 	r, err := d.exact.get(m.Ref)
 	m.kept, m.keptDigest = r, r.digest
 	return err
-}
-
-func (d *Deduper) pass(w *warcio.Writer, rec *warcio.Record, raw *warcio.Raw) error {
-	d.Stats.add(&d.Stats.Out, kindName(rec))
-	return w.CopyRaw(raw)
 }
 
 // rewritable says whether a header's fields can be written in a new record

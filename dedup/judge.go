@@ -1,0 +1,347 @@
+package dedup
+
+import (
+	"errors"
+
+	"github.com/warcdedup/warcdedup/near"
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// The decision over a record is made in two halves: judge decides from the
+// record's Fact alone (and the Deduper's indexes), write makes the output
+// record from the input record and the Decision. A run on one machine does
+// both in turn; the map, reduce and apply steps (see Map, Judge, Apply) do
+// them apart, on other machines, with the Fact and the Decision in between.
+// Both go through the same two functions, so both give the same records.
+
+// class says what the decision may do with a record, as far as the record
+// itself tells: only a record of class eligible can be a kept copy or be
+// replaced.
+type class uint8
+
+const (
+	clsEligible     class = iota
+	clsDamaged            // a damaged record, or a block that does not match its digest
+	clsUnparsed           // an HTTP response whose head does not parse
+	clsNoPayload          // not an HTTP response, or a truncated one
+	clsNotOK              // status other than 200
+	clsTruncSeg           // WARC-Truncated or segmented
+	clsSmall              // payload under Options.MinSize
+	clsNoFields           // no record ID, target URI or date
+	clsUnrewritable       // a header that could not be written back as it is (rewritable)
+	numClasses
+)
+
+// Fact is what the decision needs to know of one record: what Map hands to
+// Judge. It is small (a page's signatures are most of it) and has a binary
+// form (MarshalBinary).
+type Fact struct {
+	// Offset is the record's offset in the decompressed input
+	// (warcio.Record.PlainOffset): it names the record in a Decision.
+	Offset int64
+	kind   string // kindName
+	size   int64  // bytes as stored
+	id     string // WARC-Record-ID
+	cls    class
+	// nonconforming: warcio.Validate found problems.
+	nonconforming bool
+	problems      []warcio.Problem // not carried over: for the caller's message
+	// For an eligible record:
+	uri, date string
+	digest    string // the payload digest as recorded, or as computed if none was
+	computed  string // as computed
+	sha256    [32]byte
+	length    int64      // payload bytes as stored
+	entity    string     // the response's entity fields, for a page (entityOf)
+	page      *near.Page // the page, if it was analysed and can be compared
+}
+
+// factOf makes the Fact of an item read (and analysed) by the pipeline.
+func (d *Deduper) factOf(it *item) *Fact {
+	rec, pay := it.rec, it.pay
+	f := &Fact{Offset: rec.PlainOffset, kind: kindName(rec), size: it.raw.Size, id: rec.ID()}
+	if f.problems = warcio.Validate(rec); len(f.problems) > 0 {
+		f.nonconforming = true
+	}
+	switch {
+	case rec.Err != nil:
+		f.cls = clsDamaged
+	case pay == nil:
+		f.cls = clsNoPayload
+		if it.perr != nil && !errors.Is(it.perr, warcio.ErrTruncated) {
+			f.cls = clsUnparsed
+		}
+	case pay.HTTP.StatusCode != 200:
+		f.cls = clsNotOK
+	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number"):
+		f.cls = clsTruncSeg
+	case pay.Length == 0 || pay.Length < d.opts.MinSize:
+		f.cls = clsSmall
+	case rec.ID() == "" || rec.Header.Get("WARC-Target-URI") == "" || rec.Header.Get("WARC-Date") == "":
+		f.cls = clsNoFields
+	case !rewritable(&rec.Header):
+		// A revisit or an annotation carries this header's fields: one that
+		// cannot be written so as to read back the same stays as it is.
+		f.cls = clsUnrewritable
+	}
+	if f.cls != clsEligible {
+		return f
+	}
+	f.uri, f.date = rec.Header.Get("WARC-Target-URI"), rec.Header.Get("WARC-Date")
+	// A digest the crawler recorded is used verbatim: replay tools match
+	// digests as exact strings, and wget digests the raw chunked bytes.
+	f.digest = rec.Header.Get("WARC-Payload-Digest")
+	if f.digest == "" {
+		f.digest = pay.Digest
+	}
+	f.computed, f.sha256, f.length = pay.Digest, pay.SHA256, pay.Length
+	if it.page.OK() {
+		f.page = it.page
+		f.entity = entityOf(pay.HTTP)
+	}
+	return f
+}
+
+// action is what becomes of a record.
+type action uint8
+
+const (
+	actPass  action = iota // copied as it is
+	actExact               // a revisit of the kept record with its payload
+	actNear                // a near revisit of the kept page
+	numActions
+)
+
+// Decision is what becomes of one record: what Judge hands to Apply. A
+// record without one is copied as it is.
+type Decision struct {
+	// Offset names the record (Fact.Offset).
+	Offset int64
+	act    action
+	// annotate: a metadata record follows the record (--near=annotate).
+	annotate bool
+	// repeat is how many records of the run had the record's ID before it
+	// (see idBase).
+	repeat uint32
+	digest string // the record's payload digest (Fact.digest)
+	kept   ref    // actExact: the kept record
+	m      match  // actNear, annotate: the near duplicate or containment
+}
+
+// Pass says whether the record is copied as it is, with nothing after it.
+func (dec *Decision) Pass() bool { return dec.act == actPass && !dec.annotate }
+
+// Repeat is how many records of the run had the record's WARC-Record-ID
+// before it.
+func (dec *Decision) Repeat() uint32 { return dec.repeat }
+
+// judge decides what becomes of the record of f, in file name, and updates
+// the indexes and counts; outOff is where the record will start in the
+// output, for the index of kept records (0 if that is not known).
+func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
+	dec := Decision{Offset: f.Offset}
+	d.Stats.add(&d.Stats.In, f.kind)
+	d.Stats.BytesIn += f.size
+	if f.nonconforming {
+		d.Stats.Nonconforming++
+	}
+	if f.id != "" {
+		if dec.repeat = d.ids.add(f.id); dec.repeat > 0 {
+			d.Stats.DuplicateIDs++
+		}
+	}
+	pass := func() (Decision, error) {
+		d.Stats.add(&d.Stats.Out, f.kind)
+		return dec, nil
+	}
+	switch f.cls {
+	case clsEligible:
+	case clsDamaged:
+		// Carried over as it is, and never used as a kept copy or replaced
+		// by a revisit.
+		d.Stats.Damaged++
+		d.Stats.DamagedBytes += f.size
+		return pass()
+	case clsUnparsed:
+		d.Stats.UnparsedHTTP++
+		return pass()
+	case clsNotOK:
+		d.Stats.SkippedNotOK++
+		return pass()
+	case clsTruncSeg:
+		d.Stats.SkippedTruncSeg++
+		return pass()
+	case clsSmall:
+		d.Stats.SkippedSmall++
+		return pass()
+	default:
+		return pass()
+	}
+	dec.digest = f.digest
+	kept, dup, err := d.exact.lookup(f.digest)
+	if err != nil {
+		return dec, err
+	}
+	if dup && (kept.computed != f.computed || kept.sha256 != f.sha256 && kept.sha256 != [32]byte{}) {
+		// The crawler recorded the same digest for different bytes, or the bytes
+		// differ under one SHA-1 (a collision, as the SHAttered PDFs, Stevens et
+		// al., CRYPTO 2017). Matching on the recorded string or on SHA-1 alone
+		// would replace a unique payload: keep it. A record from a CDX of an
+		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
+		// there is to compare, as wget --warc-dedup compares it.
+		d.Stats.DigestConflicts++
+		return pass()
+	}
+	if dup && kept.seed && kept.id == f.id && kept.id != "" {
+		// The kept record is this record, read from an index of an earlier
+		// run over the same file: a record is never a revisit of itself.
+		d.Stats.AlreadyKept++
+		return pass()
+	}
+	if dup && later(kept.date, f.date) {
+		// The kept copy was captured after this one: this capture stays
+		// whole rather than point forward in time.
+		d.Stats.LaterKept++
+		return pass()
+	}
+	if !dup {
+		r := ref{id: f.id, uri: f.uri, date: f.date, digest: f.digest, computed: f.computed, sha256: f.sha256,
+			file: d.outName, offset: outOff}
+		if f.page.OK() {
+			r.entity = f.entity
+		}
+		var m match
+		found := false
+		if f.page.OK() {
+			m.Match, found = d.nearIdx().Match(f.page)
+		}
+		if found {
+			if err := d.resolve(&m); err != nil {
+				return dec, err
+			}
+			if later(m.kept.date, r.date) {
+				d.Stats.LaterKept++
+				found = false
+			} else if m.kept.seed && m.kept.id == r.id && r.id != "" {
+				d.Stats.AlreadyKept++
+				found = false
+			}
+		}
+		if found && m.Contain == near.NotContained {
+			return d.judgeNear(name, f, dec, r, m)
+		}
+		n, err := d.exact.add(r)
+		if err != nil {
+			return dec, err
+		}
+		d.Stats.EligibleUnique++
+		if f.page.OK() {
+			f.page.Ref = n
+			d.nearIdx().Add(f.page)
+		}
+		if found {
+			return d.judgeContainment(name, f, dec, m)
+		}
+		return pass()
+	}
+	dec.act, dec.kept = actExact, kept
+	if err := d.report.duplicate(Duplicate{File: name, URI: f.uri, Date: f.date, RecordID: f.id,
+		KeptURI: kept.uri, KeptDate: kept.date, KeptID: kept.id, Method: "exact", Similarity: 1,
+		Relation: relation(kept.uri, f.uri), Action: "revisit"}); err != nil {
+		return dec, err
+	}
+	d.Stats.Revisits++
+	d.Stats.BytesSaved += f.length
+	d.Stats.add(&d.Stats.Out, "revisit")
+	return dec, nil
+}
+
+// judgeNear decides over a near duplicate: a revisit record, or the record
+// kept (with an annotation after it in --near=annotate).
+func (d *Deduper) judgeNear(name string, f *Fact, dec Decision, self ref, m match) (Decision, error) {
+	dec.m = m
+	action := "revisit"
+	reason := m.Reason
+	if d.opts.Near == NearAnnotate || reason != "" {
+		action = "annotate"
+		if reason != "" {
+			d.Stats.WeakEvidence++
+		}
+		d.Stats.add(&d.Stats.Out, f.kind)
+		// The page is kept: a later exact copy of it refers to it.
+		if _, err := d.exact.add(self); err != nil {
+			return dec, err
+		}
+		if d.opts.Near == NearAnnotate {
+			dec.annotate = true
+			d.Stats.Annotations++
+			d.Stats.add(&d.Stats.Out, "metadata")
+		} else {
+			// Kept and reported, as a containment is: the default output
+			// holds one record for each input record.
+			action = "keep"
+		}
+	} else {
+		dec.act = actNear
+		d.Stats.NearRevisits++
+		if m.Relation == near.SameSite {
+			d.Stats.NearSameSite++
+		} else {
+			d.Stats.NearCrossSite++
+		}
+		d.Stats.BytesSaved += f.length
+		d.Stats.add(&d.Stats.Out, "revisit")
+	}
+	return dec, d.report.duplicate(Duplicate{File: name, URI: f.uri, Date: f.date, RecordID: f.id,
+		KeptURI: m.kept.uri, KeptDate: m.kept.date, KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity,
+		Relation: string(m.Relation), Action: action, Reason: reason, Shared: m.Shared, Signatures: m.Sigs,
+		KeptSignatures: m.KeptSigs})
+}
+
+// judgeContainment decides over a page that holds a kept page's text, or is
+// held in one (see near.ContainShare): it is kept, since each side has text
+// the other lacks, so neither replaces the other. The pair goes to the
+// report and, with --near=annotate, into a metadata record after the page;
+// the default output keeps one record for each input record.
+func (d *Deduper) judgeContainment(name string, f *Fact, dec Decision, m match) (Decision, error) {
+	dec.m = m
+	d.Stats.add(&d.Stats.Out, f.kind)
+	action := "report"
+	if d.opts.Near == NearAnnotate {
+		action = "annotate"
+		dec.annotate = true
+		d.Stats.add(&d.Stats.Out, "metadata")
+	}
+	d.Stats.Containments++
+	dir := "contains"
+	if m.Contain == near.HeldByKept {
+		dir = "contained-in"
+	}
+	return dec, d.report.containment(Duplicate{File: name, URI: f.uri, Date: f.date, RecordID: f.id,
+		KeptURI: m.kept.uri, KeptDate: m.kept.date, KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity,
+		Relation: string(m.Relation), Action: action, Direction: dir, Containment: m.Share, Signatures: m.Sigs,
+		KeptSignatures: m.KeptSigs})
+}
+
+// write writes the record of it as dec says, in file name.
+func (d *Deduper) write(w *warcio.Writer, name string, it *item, dec *Decision) error {
+	rec := it.rec
+	base := idBase(rec, name, dec.repeat)
+	switch dec.act {
+	case actExact:
+		h := revisit(rec, base, dec.digest, dec.kept.id, refersURI(dec.kept, rec), dec.kept.date)
+		return w.WriteRecord(h, it.pay.HTTP.CRLFHead())
+	case actNear:
+		h := nearRevisit(rec, base, dec.digest, dec.m)
+		keepOwnEntity(h, it.pay.HTTP, dec.m.kept.entity)
+		return w.WriteRecord(h, nearHead(it.pay.HTTP, dec.m.kept.entity))
+	}
+	if err := w.CopyRaw(it.raw); err != nil {
+		return err
+	}
+	if dec.annotate {
+		h, block := annotation(rec, base, dec.digest, dec.m)
+		return w.WriteRecord(h, block)
+	}
+	return nil
+}

@@ -1,0 +1,342 @@
+package dedup
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// throughStages runs the files as a cluster job does: a Map with a Deduper
+// of its own for each file, every Fact through its binary form to one
+// Judge in the run's order, every Decision through its binary form to an
+// Apply with a Deduper of its own for each file. It returns each file's
+// output and the judging Deduper's Stats and report.
+func throughStages(t *testing.T, opts Options, names []string, files [][]byte, compress bool) ([][]byte, Stats, string) {
+	t.Helper()
+	var facts [][][]byte
+	for i, in := range files {
+		d := New(opts)
+		var fs [][]byte
+		err := d.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+			b, err := f.AppendBinary(nil)
+			fs = append(fs, b)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("map %s: %v", names[i], err)
+		}
+		d.Close()
+		facts = append(facts, fs)
+	}
+	var report bytes.Buffer
+	o := opts
+	o.Report = &report
+	j := New(o)
+	var decs [][][]byte
+	for i, fs := range facts {
+		var ds [][]byte
+		for _, b := range fs {
+			var f Fact
+			if err := f.UnmarshalBinary(b); err != nil {
+				t.Fatal(err)
+			}
+			dec, err := j.Judge(names[i], &f)
+			if err != nil {
+				t.Fatalf("judge %s: %v", names[i], err)
+			}
+			if !dec.Pass() || dec.Repeat() > 0 {
+				ds = append(ds, dec.AppendBinary(nil))
+			}
+		}
+		decs = append(decs, ds)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var outs [][]byte
+	for i, in := range files {
+		d := New(opts)
+		ds := decs[i]
+		next := func() (*Decision, error) {
+			if len(ds) == 0 {
+				return nil, io.EOF
+			}
+			dec := new(Decision)
+			err := dec.UnmarshalBinary(ds[0])
+			ds = ds[1:]
+			return dec, err
+		}
+		var out bytes.Buffer
+		if err := d.Apply(bytes.NewReader(in), names[i], &out, compress, next); err != nil {
+			t.Fatalf("apply %s: %v", names[i], err)
+		}
+		d.Close()
+		outs = append(outs, out.Bytes())
+	}
+	return outs, j.Stats, report.String()
+}
+
+// oneMachine runs the files through one Deduper, as the command line does.
+func oneMachine(t *testing.T, opts Options, names []string, files [][]byte, compress bool) ([][]byte, Stats, string) {
+	t.Helper()
+	var report bytes.Buffer
+	o := opts
+	o.Report = &report
+	d := New(o)
+	var outs [][]byte
+	for i, in := range files {
+		var out bytes.Buffer
+		if err := d.Run(bytes.NewReader(in), names[i], &out, compress); err != nil {
+			t.Fatalf("run %s: %v", names[i], err)
+		}
+		outs = append(outs, out.Bytes())
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return outs, d.Stats, report.String()
+}
+
+// stageInputs are files with exact and near duplicates within and across
+// files and sites, a repeated record ID, records that are never replaced,
+// and the repository's sample crawl.
+func stageInputs(t testing.TB) ([]string, [][]byte) {
+	seeds := fuzzSeeds(t)
+	a := story(11, 12, 0)
+	more := responsesWARC(t, true,
+		response{id: "<urn:uuid:m1>", uri: "http://a.example/y", body: story(11, 12, 1)},
+		response{id: "<urn:uuid:m2>", uri: "http://d.example/copy", body: a},
+		response{id: "<urn:uuid:1>", uri: "http://e.example/x", body: story(5, 10, 2)},
+		response{id: "<urn:uuid:m3>", uri: "http://a.example/z", body: story(12, 12, 0)},
+	)
+	first := responsesWARC(t, true, response{id: "<urn:uuid:f1>", uri: "http://a.example/w", body: a})
+	names := []string{"first.warc.gz", "seed-plain.warc", "seed.warc.gz", "other.warc", "more.warc.gz"}
+	files := [][]byte{first, seeds[0], seeds[1], seeds[2], more}
+	if b, err := os.ReadFile("../testdata/sample.warc.gz"); err == nil {
+		names, files = append(names, "sample.warc.gz"), append(files, b)
+	} else {
+		t.Fatal(err)
+	}
+	return names, files
+}
+
+// TestStagesEqualOneMachine: map, judge and apply, each file a task of its
+// own and every Fact and Decision through its binary form, write the
+// records one machine writes, byte for byte, with the same counts and the
+// same report, for each method and near-duplicate mode.
+func TestStagesEqualOneMachine(t *testing.T) {
+	names, files := stageInputs(t)
+	for _, tc := range []struct {
+		name   string
+		method Method
+		mode   NearMode
+	}{
+		{"spotsigs", MethodSpotSigs, NearRevisit},
+		{"annotate", MethodSpotSigs, NearAnnotate},
+		{"henzinger", MethodHenzinger, NearRevisit},
+		{"off", MethodSpotSigs, NearOff},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.MinSize = 64
+			opts.Workers = 2
+			opts.Method, opts.Near = tc.method, tc.mode
+			want, wst, wrep := oneMachine(t, opts, names, files, true)
+			got, gst, grep := throughStages(t, opts, names, files, true)
+			revisits := 0
+			for i := range want {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Errorf("%s: the stages wrote %d bytes, one machine %d, and they differ", names[i], len(got[i]), len(want[i]))
+				}
+				for _, r := range readBack(t, want[i]) {
+					if r.Type() == "revisit" {
+						revisits++
+					}
+				}
+			}
+			if revisits < 3 {
+				t.Errorf("only %d revisits: the inputs do not exercise the decisions", revisits)
+			}
+			if tc.mode == NearAnnotate && wst.Annotations == 0 {
+				t.Error("no annotation: the inputs do not exercise --near=annotate")
+			}
+			wst.BytesOut, gst.BytesOut = 0, 0 // Judge writes nothing
+			if a, b := jsonOf(t, wst), jsonOf(t, gst); a != b {
+				t.Errorf("counts differ:\none machine %s\nstages      %s", a, b)
+			}
+			if wrep != grep {
+				t.Errorf("reports differ:\none machine\n%s\nstages\n%s", wrep, grep)
+			}
+		})
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestApplyRefusesOtherDecisions: decisions made for one file do not
+// rewrite another: a decision at an offset where no record starts, past the
+// last record, or for a record whose payload differs fails the file.
+func TestApplyRefusesOtherDecisions(t *testing.T) {
+	names, files := stageInputs(t)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	j := New(opts)
+	var decs []Decision
+	for i, in := range files[:3] {
+		m := New(opts)
+		if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+			dec, err := j.Judge(names[i], f)
+			if i == 2 && !dec.Pass() {
+				decs = append(decs, dec)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(decs) == 0 {
+		t.Fatal("no decision for seed.warc.gz")
+	}
+	apply := func(in []byte, ds ...Decision) error {
+		d := New(opts)
+		defer d.Close()
+		return d.Apply(bytes.NewReader(in), "x", io.Discard, true, func() (*Decision, error) {
+			if len(ds) == 0 {
+				return nil, io.EOF
+			}
+			dec := ds[0]
+			ds = ds[1:]
+			return &dec, nil
+		})
+	}
+	if err := apply(files[2], decs...); err != nil {
+		t.Fatalf("the file's own decisions: %v", err)
+	}
+	shifted := decs[0]
+	shifted.Offset++
+	past := decs[0]
+	past.Offset = 1 << 40
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		dec  Decision
+		want string
+	}{
+		{"no record there", files[2], shifted, "where no record starts"},
+		{"past the end", files[2], past, "past the file's last record"},
+		{"another file", files[4], decs[0], "not the one its decision was made for"},
+	} {
+		err := apply(tc.in, tc.dec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestFactDecisionRoundTrip: a Fact and a Decision read back from their
+// binary form write themselves the same.
+func TestFactDecisionRoundTrip(t *testing.T) {
+	names, files := stageInputs(t)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	j := New(opts)
+	kinds := map[string]int{}
+	for i, in := range files {
+		m := New(opts)
+		err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+			b, err := f.AppendBinary(nil)
+			if err != nil {
+				return err
+			}
+			var g Fact
+			if err := g.UnmarshalBinary(b); err != nil {
+				return err
+			}
+			if c, _ := g.AppendBinary(nil); !bytes.Equal(b, c) {
+				t.Errorf("%s at %d: the fact does not read back as written", names[i], f.Offset)
+			}
+			dec, err := j.Judge(names[i], &g)
+			if err != nil {
+				return err
+			}
+			kinds[strconv.Itoa(int(dec.act))+"/"+strconv.FormatBool(dec.annotate)]++
+			db := dec.AppendBinary(nil)
+			var e Decision
+			if err := e.UnmarshalBinary(db); err != nil {
+				return err
+			}
+			if !bytes.Equal(e.AppendBinary(nil), db) {
+				t.Errorf("%s at %d: the decision does not read back as written", names[i], f.Offset)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kinds["1/false"] == 0 || kinds["2/false"] == 0 {
+		t.Errorf("decisions made: %v; want exact and near revisits", kinds)
+	}
+}
+
+// FuzzFact: reading any bytes as a Fact or a Decision fails or gives one
+// that writes itself back the same.
+func FuzzFact(f *testing.F) {
+	names, files := stageInputs(f)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	j := New(opts)
+	for i, in := range files[:5] {
+		m := New(opts)
+		err := m.Map(bytes.NewReader(in), names[i], func(fc *Fact) error {
+			b, err := fc.AppendBinary(nil)
+			if err != nil {
+				return err
+			}
+			f.Add(b)
+			dec, err := j.Judge(names[i], fc)
+			f.Add(dec.AppendBinary(nil))
+			return err
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fc Fact
+		if fc.UnmarshalBinary(b) == nil {
+			c, err := fc.AppendBinary(nil)
+			if err != nil {
+				t.Fatalf("a fact read back does not write: %v", err)
+			}
+			var g Fact
+			if err := g.UnmarshalBinary(c); err != nil {
+				t.Fatalf("a fact written does not read: %v", err)
+			}
+			if d, _ := g.AppendBinary(nil); !bytes.Equal(c, d) {
+				t.Fatal("a fact does not write itself back the same")
+			}
+		}
+		var dec Decision
+		if dec.UnmarshalBinary(b) == nil {
+			c := dec.AppendBinary(nil)
+			var e Decision
+			if err := e.UnmarshalBinary(c); err != nil {
+				t.Fatalf("a decision written does not read: %v", err)
+			}
+			if !bytes.Equal(e.AppendBinary(nil), c) {
+				t.Fatal("a decision does not write itself back the same")
+			}
+		}
+	})
+}
