@@ -61,12 +61,17 @@ func (d *Deduper) Judge(name string, f *Fact) (Decision, error) {
 // returns the file's Decisions in the order of their records, and io.EOF
 // after the last. A Decision that names no record of the file, or a record
 // whose payload is not the one the Decision was made for, fails the file:
-// the decisions are not of this file.
-func (d *Deduper) Apply(in io.Reader, name string, out io.Writer, compress bool, next func() (*Decision, error)) error {
-	d.stage, d.applyNext, d.applyPending = stageApply, next, nil
+// the decisions are not of this file. So does a file that does not hold
+// records records (the number of Facts Map made of it), unless records is
+// negative.
+func (d *Deduper) Apply(in io.Reader, name string, out io.Writer, compress bool, records int64, next func() (*Decision, error)) error {
+	d.stage, d.applyNext, d.applyPending, d.applied = stageApply, next, nil, 0
 	defer func() { d.stage, d.applyNext, d.applyPending = stageRun, nil, nil }()
 	if err := d.Run(in, name, out, compress); err != nil {
 		return err
+	}
+	if records >= 0 && d.applied != records {
+		return fmt.Errorf("dedup: %s holds %d records, and the decisions were made for %d: it is not the file that was mapped", name, d.applied, records)
 	}
 	if dec, err := d.pendingDecision(); err != nil {
 		return err
@@ -95,6 +100,7 @@ func (d *Deduper) pendingDecision() (*Decision, error) {
 
 // applyOne writes the record of it as its Decision says.
 func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
+	d.applied++
 	dec, err := d.pendingDecision()
 	if err != nil {
 		return err

@@ -71,7 +71,7 @@ func throughStages(t *testing.T, opts Options, names []string, files [][]byte, c
 			return dec, err
 		}
 		var out bytes.Buffer
-		if err := d.Apply(bytes.NewReader(in), names[i], &out, compress, next); err != nil {
+		if err := d.Apply(bytes.NewReader(in), names[i], &out, compress, int64(len(facts[i])), next); err != nil {
 			t.Fatalf("apply %s: %v", names[i], err)
 		}
 		d.Close()
@@ -210,7 +210,7 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 	apply := func(in []byte, ds ...Decision) error {
 		d := New(opts)
 		defer d.Close()
-		return d.Apply(bytes.NewReader(in), "x", io.Discard, true, func() (*Decision, error) {
+		return d.Apply(bytes.NewReader(in), "x", io.Discard, true, -1, func() (*Decision, error) {
 			if len(ds) == 0 {
 				return nil, io.EOF
 			}

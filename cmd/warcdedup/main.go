@@ -111,6 +111,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "review" {
 		return runReviewCommand(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "map":
+			return runMapCommand(args[1:], stdin, stdout, stderr)
+		case "reduce":
+			return runReduceCommand(args[1:], stdin, stdout, stderr)
+		case "apply":
+			return runApplyCommand(args[1:], stdin, stdout, stderr)
+		}
+	}
 	fl := flag.NewFlagSet("warcdedup", flag.ContinueOnError)
 	// The flag package's own messages are replaced: --help goes to standard
 	// output with exit 0, a usage error is one line and a hint on standard
@@ -124,24 +134,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fl.SetOutput(io.Discard)
 	}
 	cfg := config{opts: dedup.DefaultOptions()}
-	fl.Int64Var(&cfg.opts.MinSize, "min-size", cfg.opts.MinSize, "smallest payload in bytes that is deduplicated")
-	fl.BoolVar(&cfg.opts.Lenient, "lenient", false, "carry damaged input to the output unchanged, with a warning, instead of failing the file")
+	checkOptions := decisionFlags(fl, &cfg.opts)
 	fl.StringVar(&cfg.compress, "compress", "auto", "gzip the output: auto (by the output name; yes for standard output), yes or no")
 	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for temporary files: very large records, the kept records' references (default: the system's)")
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all); the output is the same for any number")
-	fl.BoolVar(&cfg.opts.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
-	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
-	method := fl.String("method", "spotsigs", "how near duplicates are found: spotsigs (SpotSigs, AF-SpotSigs for short pages) or henzinger (Henzinger's combined shingling B and simhash C)")
-	fl.Float64Var(&cfg.opts.SameSiteTau, "tau-same", cfg.opts.SameSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of the same site")
-	fl.Float64Var(&cfg.opts.ShortTau, "tau-short", cfg.opts.ShortTau, "AF-SpotSigs Jaccard for short pages of the same site")
-	fl.Float64Var(&cfg.opts.CrossSiteTau, "tau-cross", cfg.opts.CrossSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of another site")
-	fl.BoolVar(&cfg.opts.FrameFilter, "frame-filter", cfg.opts.FrameFilter, "judge pairs without the signatures common to many pages of a site (its frame)")
-	fl.BoolVar(&cfg.opts.MainText, "main-text", cfg.opts.MainText, "take spot signatures from the running text of a page only, not its navigation, teasers and footers")
-	fl.IntVar(&cfg.opts.ShortSpots, "short-spots", cfg.opts.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
-	fl.IntVar(&cfg.opts.BigramsBelow, "bigrams-below", cfg.opts.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites (0: never)")
-	fl.Float64Var(&cfg.opts.BigramsTau, "tau-bigrams", cfg.opts.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
-	fl.IntVar(&cfg.opts.MinEvidence, "min-evidence", cfg.opts.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
-	fl.Float64Var(&cfg.opts.OtherURLTau, "tau-other-url", cfg.opts.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print errors only: no warnings, no summary")
 	fl.BoolVar(&cfg.verbose, "v", false, "print a line for each file done")
@@ -189,31 +185,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if m, ok := dedup.ParseNearMode(*near); ok {
-		cfg.opts.Near = m
-	} else {
-		fmt.Fprintf(stderr, "warcdedup: --near is revisit, annotate or off, not %q\n", *near)
-		return exitUsage
-	}
-	if m, ok := dedup.ParseMethod(*method); ok {
-		cfg.opts.Method = m
-	} else {
-		fmt.Fprintf(stderr, "warcdedup: --method is spotsigs or henzinger, not %q\n", *method)
-		return exitUsage
-	}
-	for _, tau := range []float64{cfg.opts.SameSiteTau, cfg.opts.ShortTau, cfg.opts.CrossSiteTau, cfg.opts.BigramsTau} {
-		if tau <= 0 || tau > 1 {
-			fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
-			return exitUsage
-		}
-	}
-	if err := cfg.opts.Config.Check(); err != nil {
-		fmt.Fprintf(stderr, "warcdedup: %v\n", strings.TrimPrefix(err.Error(), "near: "))
-		return exitUsage
-	}
-	if cfg.opts.MinEvidence < 0 {
-		fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", cfg.opts.MinEvidence)
-		return exitUsage
+	if code := checkOptions(stderr); code >= 0 {
+		return code
 	}
 	if cfg.dryRun && *cdxjPath != "" {
 		return usageError(stderr, "--cdxj indexes the WARC files a run writes, and --dry-run writes none")
@@ -725,4 +698,55 @@ func logSummary(log *slog.Logger, d *dedup.Deduper, el time.Duration, dryRun boo
 		"near_same_site", s.NearSameSite, "near_cross_site", s.NearCrossSite, "annotations", s.Annotations,
 		"kept_weak", s.WeakEvidence, "containments", s.Containments, "seeded", s.Seeded,
 		"payload_bytes_saved", s.BytesSaved, "bytes_in", s.BytesIn, "bytes_out", s.BytesOut, "seconds", el.Seconds())
+}
+
+// decisionFlags defines the flags that say how records are decided, which
+// the steps of a cluster job take as a run on one machine does, on fl; the
+// function it returns checks them once parsed, and returns an exit code if
+// they are wrong (or -1).
+func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) int {
+	fl.Int64Var(&o.MinSize, "min-size", o.MinSize, "smallest payload in bytes that is deduplicated")
+	fl.BoolVar(&o.Lenient, "lenient", false, "carry damaged input to the output unchanged, with a warning, instead of failing the file")
+	fl.BoolVar(&o.NoVerify, "no-verify", false, "do not check blocks against their WARC-Block-Digest")
+	near := fl.String("near", "revisit", "near duplicates of HTML pages: revisit (replace by a revisit record), annotate (keep, add a metadata record) or off")
+	method := fl.String("method", "spotsigs", "how near duplicates are found: spotsigs (SpotSigs, AF-SpotSigs for short pages) or henzinger (Henzinger's combined shingling B and simhash C)")
+	fl.Float64Var(&o.SameSiteTau, "tau-same", o.SameSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of the same site")
+	fl.Float64Var(&o.ShortTau, "tau-short", o.ShortTau, "AF-SpotSigs Jaccard for short pages of the same site")
+	fl.Float64Var(&o.CrossSiteTau, "tau-cross", o.CrossSiteTau, "SpotSigs Jaccard at which a page duplicates a kept page of another site")
+	fl.BoolVar(&o.FrameFilter, "frame-filter", o.FrameFilter, "judge pairs without the signatures common to many pages of a site (its frame)")
+	fl.BoolVar(&o.MainText, "main-text", o.MainText, "take spot signatures from the running text of a page only, not its navigation, teasers and footers")
+	fl.IntVar(&o.ShortSpots, "short-spots", o.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
+	fl.IntVar(&o.BigramsBelow, "bigrams-below", o.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites (0: never)")
+	fl.Float64Var(&o.BigramsTau, "tau-bigrams", o.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
+	fl.IntVar(&o.MinEvidence, "min-evidence", o.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
+	fl.Float64Var(&o.OtherURLTau, "tau-other-url", o.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
+	return func(stderr io.Writer) int {
+		if m, ok := dedup.ParseNearMode(*near); ok {
+			o.Near = m
+		} else {
+			fmt.Fprintf(stderr, "warcdedup: --near is revisit, annotate or off, not %q\n", *near)
+			return exitUsage
+		}
+		if m, ok := dedup.ParseMethod(*method); ok {
+			o.Method = m
+		} else {
+			fmt.Fprintf(stderr, "warcdedup: --method is spotsigs or henzinger, not %q\n", *method)
+			return exitUsage
+		}
+		for _, tau := range []float64{o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau} {
+			if tau <= 0 || tau > 1 {
+				fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
+				return exitUsage
+			}
+		}
+		if err := o.Config.Check(); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", strings.TrimPrefix(err.Error(), "near: "))
+			return exitUsage
+		}
+		if o.MinEvidence < 0 {
+			fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", o.MinEvidence)
+			return exitUsage
+		}
+		return -1
+	}
 }

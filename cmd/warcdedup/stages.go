@@ -1,0 +1,492 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warcdedup/warcdedup/dedup"
+	"github.com/warcdedup/warcdedup/index"
+)
+
+// The steps of a cluster job speak the contract of Hadoop Streaming, Spark's
+// RDD.pipe and a Slurm job array with a sort in between: text lines on
+// standard input, "key<TAB>value" lines on standard output, the engine
+// sorting the lines by key (LC_ALL=C byte order) between the steps.
+//
+//	map     WARC paths ("PATH" or "POSITION<TAB>PATH" a line) -> facts
+//	reduce  every fact of the run, sorted                       -> decisions
+//	apply   the decisions of some files, sorted                 -> OUTDIR/FILE
+//
+// Keys order the records as a run on one machine takes them: files by the
+// WARC-Date of their first record (undated ones last), then by their
+// position in the list; records by their offset in the file. Values are
+// base64 of the binary forms of dedup.Fact and dedup.Decision.
+
+var b64 = base64.StdEncoding
+
+// runKey is the key of a file: "0" and the first record's WARC-Date
+// (UTC, fixed width), or "1" and zeros for a file without one, then the
+// file's position in the list, 16 hex digits. Keys sort as orderByDate
+// orders the inputs of a run.
+func runKey(path string, pos uint64) string {
+	if t, ok := firstDate(path); ok {
+		return "0" + t.UTC().Format("20060102150405.000000000") + "-" + fmt.Sprintf("%016x", pos)
+	}
+	return "1" + strings.Repeat("0", 24) + "-" + fmt.Sprintf("%016x", pos)
+}
+
+// A map line's key is the file's key and ":"; a record's, the file's key,
+// ":" and its offset in the decompressed file, 16 hex digits. The file's
+// line, whose value is its name and the settings, sorts first.
+func recordKey(file string, off int64) string { return fmt.Sprintf("%s:%016x", file, off) }
+
+// settings are the options Map and Judge must share: the decision of a
+// record depends on them all.
+func settings(o dedup.Options) string {
+	return fmt.Sprintf("min-size=%d near=%d lenient=%t no-verify=%t tau=%g/%g/%g/%g frame-filter=%t min-evidence=%d tau-other-url=%g %s",
+		o.MinSize, o.Near, o.Lenient, o.NoVerify, o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau,
+		o.FrameFilter, o.MinEvidence, o.OtherURLTau, index.Analysis(o.Config))
+}
+
+// stepFlags are what the three steps share: the decision's flags and -q.
+func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) int, *bool) {
+	fl := flag.NewFlagSet("warcdedup "+name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	check := decisionFlags(fl, o)
+	quiet := fl.Bool("q", false, "print errors only")
+	return fl, check, quiet
+}
+
+func parseStep(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, usage string) ([]string, int) {
+	files, err := parseInterspersed(fl, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		fl.SetOutput(stdout)
+		fl.PrintDefaults()
+		return nil, exitOK
+	}
+	if err != nil {
+		return nil, usageError(stderr, err.Error())
+	}
+	return files, -1
+}
+
+const mapUsage = `usage: warcdedup map [flags] < PATHS > FACTS
+
+Reads WARC paths on standard input, one a line ("PATH", or "POSITION<TAB>PATH"
+as Hadoop's NLineInputFormat hands them), and writes a line for each record:
+its key and what deciding it needs (its digests, its page's signatures).
+The steps of a cluster job are documented in docs/scale.md.
+
+`
+
+// runMapCommand is `warcdedup map`: one task's WARC files to fact lines.
+func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts := dedup.DefaultOptions()
+	fl, check, _ := stepFlags("map", &opts)
+	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
+	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
+	files, code := parseStep(fl, args, stdout, stderr, mapUsage)
+	if code >= 0 {
+		return code
+	}
+	if len(files) > 0 {
+		return usageError(stderr, "map reads the paths of its WARC files on standard input")
+	}
+	if code := check(stderr); code >= 0 {
+		return code
+	}
+	set := settings(opts)
+	out := bufio.NewWriterSize(stdout, 1<<20)
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var line []byte
+	for n := uint64(0); sc.Scan(); n++ {
+		path, pos := sc.Text(), n
+		if p, rest, ok := strings.Cut(path, "\t"); ok {
+			v, err := strconv.ParseUint(p, 10, 64)
+			if err != nil {
+				fmt.Fprintf(stderr, "warcdedup map: line %d: %q is not a position (want PATH or POSITION<TAB>PATH)\n", n+1, p)
+				return exitUsage
+			}
+			path, pos = rest, v
+		}
+		if path == "" {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup map: input %s: %v\n", path, unwrapPath(err))
+			return exitFailure
+		}
+		key := runKey(path, pos)
+		head := []byte(path + "\x00" + set)
+		fmt.Fprintf(out, "%s:\t%s\n", key, b64.EncodeToString(head))
+		o := opts
+		o.Warn = func(err error) { fmt.Fprintf(stderr, "warcdedup map: damaged input carried over unchanged: %v\n", err) }
+		d := dedup.New(o)
+		err = d.Map(f, path, func(fc *dedup.Fact) error {
+			b, err := fc.AppendBinary(nil)
+			if err != nil {
+				return err
+			}
+			line = append(line[:0], recordKey(key, fc.Offset)...)
+			line = append(line, '\t')
+			line = b64.AppendEncode(line, b)
+			line = append(line, '\n')
+			_, err = out.Write(line)
+			return err
+		})
+		f.Close()
+		d.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
+			return exitFailure
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(stderr, "warcdedup map: reading the paths: %v\n", err)
+		return exitFailure
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+const reduceUsage = `usage: warcdedup reduce [flags] < FACTS > DECISIONS
+
+Reads the fact lines of every file of a run, sorted by key (LC_ALL=C sort),
+and decides over each record as a run on one machine does: one task for the
+whole run. Writes a line for each file and for each record that does not
+stay as it is, keyed by the file, for warcdedup apply.
+
+`
+
+// runReduceCommand is `warcdedup reduce`: the run's facts to decisions.
+func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts := dedup.DefaultOptions()
+	fl, check, quiet := stepFlags("reduce", &opts)
+	fl.StringVar(&opts.TempDir, "tmp", "", "directory for the kept records' references")
+	report := fl.String("report", "", "write the JSON lines report of duplicates and clusters to this file")
+	force := fl.Bool("force", false, "overwrite the report if it exists")
+	files, code := parseStep(fl, args, stdout, stderr, reduceUsage)
+	if code >= 0 {
+		return code
+	}
+	if len(files) > 0 {
+		return usageError(stderr, "reduce reads fact lines on standard input")
+	}
+	if code := check(stderr); code >= 0 {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "warcdedup reduce: "+format+"\n", a...)
+		return exitFailure
+	}
+	var repW *writer
+	reg := newRegistry()
+	if *report != "" {
+		o, err := classify(*report)
+		if err == nil {
+			if err = prepare([]*output{o}, *force, reg); err == nil {
+				defer o.unlock(reg)
+				repW, err = o.create(reg, stdout, 0o644)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", err)
+			return exitUsage
+		}
+		defer func() {
+			if repW != nil {
+				repW.abort()
+			}
+		}()
+		opts.Report = repW
+	}
+	set := settings(opts)
+	d := dedup.New(opts)
+	out := bufio.NewWriterSize(stdout, 1<<20)
+	in := bufio.NewReaderSize(stdin, 1<<20)
+	var (
+		file, name, prev string
+		records          int64
+		bases            = map[string]string{}
+		buf, line        []byte
+		n                int
+	)
+	endFile := func() error {
+		if file == "" {
+			return nil
+		}
+		head := strconv.FormatInt(records, 10) + "\x00" + name
+		_, err := fmt.Fprintf(out, "%s\tF%s\n", file, b64.EncodeToString([]byte(head)))
+		return err
+	}
+	dupIDs := 0
+	for {
+		l, err := in.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			line = append(line[:0], l...)
+			for err == bufio.ErrBufferFull {
+				l, err = in.ReadSlice('\n')
+				line = append(line, l...)
+			}
+			l = line
+		}
+		if err == io.EOF && len(l) == 0 {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return fail("reading the facts: %v", err)
+		}
+		n++
+		key, val, ok := strings.Cut(strings.TrimRight(string(l), "\n"), "\t")
+		if !ok {
+			return fail("line %d: no key<TAB>value", n)
+		}
+		if key <= prev {
+			return fail("line %d: key %s after %s: the facts are not sorted by key (LC_ALL=C sort)", n, key, prev)
+		}
+		prev = key
+		buf, err = b64.AppendDecode(buf[:0], []byte(val))
+		if err != nil {
+			return fail("line %d: %v", n, err)
+		}
+		if f, ok := strings.CutSuffix(key, ":"); ok {
+			if err := endFile(); err != nil {
+				return fail("%v", err)
+			}
+			p, s, _ := strings.Cut(string(buf), "\x00")
+			if s != set {
+				fmt.Fprintf(stderr, "warcdedup reduce: %s was mapped with other settings:\n  map:    %s\n  reduce: %s\n", p, s, set)
+				return exitUsage
+			}
+			base := filepath.Base(p)
+			if other, ok := bases[base]; ok {
+				fmt.Fprintf(stderr, "warcdedup reduce: %s and %s would both write %s\n", other, p, base)
+				return exitUsage
+			}
+			bases[base] = p
+			file, name, records = f, p, 0
+			continue
+		}
+		if file == "" || !strings.HasPrefix(key, file+":") {
+			return fail("line %d: a record of a file whose line is missing (key %s)", n, key)
+		}
+		var fc dedup.Fact
+		if err := fc.UnmarshalBinary(buf); err != nil {
+			return fail("line %d: %v", n, err)
+		}
+		records++
+		dec, err := d.Judge(name, &fc)
+		if err != nil {
+			return fail("%s: %v", name, err)
+		}
+		if dec.Repeat() > 0 {
+			dupIDs++
+		}
+		if dec.Pass() {
+			continue
+		}
+		line = append(line[:0], file...)
+		line = append(line, "\tD"...)
+		line = b64.AppendEncode(line, dec.AppendBinary(nil))
+		line = append(line, '\n')
+		if _, err := out.Write(line); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if err := endFile(); err != nil {
+		return fail("%v", err)
+	}
+	if err := out.Flush(); err != nil {
+		return fail("%v", err)
+	}
+	if err := d.Close(); err != nil {
+		return fail("ending the run: %v", err)
+	}
+	if repW != nil {
+		err := repW.finish()
+		repW = nil
+		if err != nil {
+			return fail("writing the report: %v", err)
+		}
+	}
+	if !*quiet {
+		st := d.Stats
+		fmt.Fprintf(stderr, "warcdedup reduce: %d files, %d records: %d exact and %d near revisits, %.1f MB of payloads no longer stored\n",
+			len(bases), n-len(bases), st.Revisits, st.NearRevisits, float64(st.BytesSaved)/1e6)
+		if dupIDs > 0 {
+			fmt.Fprintf(stderr, "warcdedup reduce: %d records repeat the WARC-Record-ID of an earlier record of the run\n", dupIDs)
+		}
+	}
+	return exitOK
+}
+
+const applyUsage = `usage: warcdedup apply [flags] OUTDIR/ < DECISIONS
+
+Reads decision lines of one or more files, sorted by key, and writes each
+file to OUTDIR under its own name, as a run on one machine writes it. The
+file must be the one that was mapped, at the path given to warcdedup map.
+
+`
+
+// runApplyCommand is `warcdedup apply OUTDIR/`: decisions to output files.
+func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts := dedup.DefaultOptions()
+	fl, check, quiet := stepFlags("apply", &opts)
+	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
+	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")
+	force := fl.Bool("force", false, "overwrite outputs that exist")
+	files, code := parseStep(fl, args, stdout, stderr, applyUsage)
+	if code >= 0 {
+		return code
+	}
+	if len(files) != 1 {
+		return usageError(stderr, "apply writes to one output directory")
+	}
+	if code := check(stderr); code >= 0 {
+		return code
+	}
+	if c := *compressFlag; c != "auto" && c != "yes" && c != "no" {
+		return usageError(stderr, "--compress is auto, yes or no")
+	}
+	outDir := files[0]
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "warcdedup apply: "+format+"\n", a...)
+		return exitFailure
+	}
+	log, err := newLogger(stderr, "text", *quiet)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	reg := newRegistry()
+	defer onSignal(reg, log)()
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var (
+		file, name string
+		records    int64 = -1
+		decs       []*dedup.Decision
+		n, done    int
+	)
+	start := time.Now()
+	apply := func() error {
+		if file == "" {
+			return nil
+		}
+		if name == "" {
+			return fmt.Errorf("decisions for %s without the file's line", file)
+		}
+		slices.SortFunc(decs, func(a, b *dedup.Decision) int { return cmp.Compare(a.Offset, b.Offset) })
+		err := applyFile(opts, name, filepath.Join(outDir, filepath.Base(name)), *compressFlag, *force, records, decs, reg, stdout)
+		done++
+		file, name, records, decs = "", "", -1, decs[:0]
+		return err
+	}
+	for sc.Scan() {
+		n++
+		key, val, ok := strings.Cut(sc.Text(), "\t")
+		if !ok || val == "" {
+			return fail("line %d: no key<TAB>value", n)
+		}
+		if key != file {
+			if err := apply(); err != nil {
+				return fail("%v", err)
+			}
+			file = key
+		}
+		b, err := b64.DecodeString(val[1:])
+		if err != nil {
+			return fail("line %d: %v", n, err)
+		}
+		switch val[0] {
+		case 'F':
+			c, p, _ := strings.Cut(string(b), "\x00")
+			if records, err = strconv.ParseInt(c, 10, 64); err != nil || p == "" {
+				return fail("line %d: not a file's line", n)
+			}
+			name = p
+		case 'D':
+			dec := new(dedup.Decision)
+			if err := dec.UnmarshalBinary(b); err != nil {
+				return fail("line %d: %v", n, err)
+			}
+			decs = append(decs, dec)
+		default:
+			return fail("line %d: neither a file's line nor a decision", n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fail("reading the decisions: %v", err)
+	}
+	if err := apply(); err != nil {
+		return fail("%v", err)
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "warcdedup apply: %d files written to %s in %.1f s\n", done, outDir, time.Since(start).Seconds())
+	}
+	return exitOK
+}
+
+// applyFile writes the file in to out as its decisions say: to a temporary
+// file renamed onto out, which must not exist unless force.
+func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, records int64, decs []*dedup.Decision, reg *registry, stdout io.Writer) error {
+	o, err := classify(out)
+	if err != nil {
+		return err
+	}
+	if err := prepare([]*output{o}, force, reg); err != nil {
+		return err
+	}
+	defer o.unlock(reg)
+	f, err := os.Open(in)
+	if err != nil {
+		return fmt.Errorf("input %s: %v", in, unwrapPath(err))
+	}
+	defer f.Close()
+	perm := os.FileMode(0o644)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	compress := strings.HasSuffix(out, ".gz")
+	switch compressFlag {
+	case "yes":
+		compress = true
+	case "no":
+		compress = false
+	}
+	w, err := o.create(reg, stdout, perm)
+	if err != nil {
+		return err
+	}
+	d := dedup.New(opts)
+	defer d.Close()
+	next := func() (*dedup.Decision, error) {
+		if len(decs) == 0 {
+			return nil, io.EOF
+		}
+		dec := decs[0]
+		decs = decs[1:]
+		return dec, nil
+	}
+	if err := d.Apply(f, in, w, compress, records, next); err != nil {
+		w.abort()
+		return err
+	}
+	return w.finish()
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// htmlWARC writes pages as a compressed WARC: each a response dated at
+// minute i of the given hour, with the story in a frame of its site.
+func htmlWARC(t *testing.T, path string, hour int, pages ...[3]string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := warcio.NewWriter(&buf, true)
+	for i, p := range pages {
+		id, uri, story := p[0], p[1], p[2]
+		site := strings.Split(uri, "/")[2]
+		body := fmt.Sprintf("<html><head><title>%s</title></head><body><nav><a href=/>Home</a> <a href=/news>News</a> %s</nav><article><h1>%s</h1><p>%s</p></article><footer>Copyright %s</footer></body></html>",
+			site, site, uri, story, site)
+		block := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+			{Name: "WARC-Type", Value: "response"},
+			{Name: "WARC-Record-ID", Value: "<urn:uuid:" + id + ">"},
+			{Name: "WARC-Date", Value: fmt.Sprintf("2026-11-01T%02d:%02d:00Z", hour, i)},
+			{Name: "WARC-Target-URI", Value: uri},
+			{Name: "Content-Type", Value: "application/http; msgtype=response"},
+		}}
+		if err := w.WriteRecord(h, []byte(block)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stageFiles makes a run's inputs: the repository's sample crawl and three
+// crawls with exact and near duplicates within and across files and sites;
+// the last file listed was captured first, so a run takes it first.
+func stageFiles(t *testing.T) []string {
+	dir := t.TempDir()
+	in := func(n string) string { return filepath.Join(dir, n) }
+	copyFile(t, "../../testdata/sample.warc.gz", in("sample.warc.gz"))
+	a, b, c := storyText(1, 12), storyText(2, 12), storyText(3, 12)
+	htmlWARC(t, in("day2.warc.gz"), 12,
+		[3]string{uuid(21), "http://news.example/a", a + " Updated at noon."},
+		[3]string{uuid(22), "http://wire.example/story-a", a},
+		[3]string{uuid(23), "http://news.example/c", c})
+	htmlWARC(t, in("day3.warc.gz"), 13,
+		[3]string{uuid(31), "http://news.example/b", b},
+		[3]string{uuid(32), "http://news.example/b?session=2", b},
+		[3]string{uuid(33), "http://other.example/c-copy", c + " Reprinted with permission."})
+	htmlWARC(t, in("day1.warc.gz"), 9,
+		[3]string{uuid(11), "http://news.example/a", a},
+		[3]string{uuid(12), "http://news.example/b", b + " First version."})
+	return []string{in("sample.warc.gz"), in("day2.warc.gz"), in("day3.warc.gz"), in("day1.warc.gz")}
+}
+
+// TestMapReduceLocal: scripts/mapreduce-local.sh, a map task per file, sort,
+// one reduce, apply tasks by key hash, writes the files and bytes that one
+// run of warcdedup over the same inputs writes, with the default settings
+// and with near duplicates annotated.
+func TestMapReduceLocal(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	ins := stageFiles(t)
+	for _, flags := range []string{"", "--near annotate --min-size 512"} {
+		t.Run(strings.ReplaceAll(flags, " ", "_"), func(t *testing.T) {
+			one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
+			args := append(append(strings.Fields(flags), "-q"), append(ins, one+"/")...)
+			if code, stderr := runCLI(t, args...); code != exitOK {
+				t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
+			}
+			cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-local.sh", "-t", "2"}, append(ins, mr+"/")...)...)
+			cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_FLAGS="+flags)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("mapreduce-local.sh: %v\n%s", err, out)
+			}
+			want, got := names(t, one), names(t, mr)
+			if strings.Join(want, " ") != strings.Join(got, " ") {
+				t.Fatalf("files: one run wrote %v, the steps %v", want, got)
+			}
+			revisits, annotations := 0, 0
+			for _, n := range want {
+				a, b := mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s: the steps wrote %d bytes, one run %d, and they differ", n, len(b), len(a))
+				}
+				rs, err := readRecords(filepath.Join(one, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rs {
+					switch {
+					case r.h == nil:
+					case r.h.Get("WARC-Type") == "revisit":
+						revisits++
+					case r.h.Get("WARC-Type") == "metadata" && r.h.Get("WARC-Refers-To") != "":
+						annotations++
+					}
+				}
+			}
+			if revisits+annotations < 4 {
+				t.Errorf("%d revisits and %d annotations: the inputs do not exercise the decisions", revisits, annotations)
+			}
+			if flags == "" {
+				checkOutputs(t, runOrder(ins), outsIn(mr, runOrder(ins)))
+			}
+		})
+	}
+}
+
+// runOrder is the order a run takes stageFiles' inputs in: by the date of
+// their first record.
+func runOrder(ins []string) []string { return []string{ins[0], ins[3], ins[1], ins[2]} }
+
+// outsIn names each input's output in dir.
+func outsIn(dir string, ins []string) []string {
+	var outs []string
+	for _, in := range ins {
+		outs = append(outs, filepath.Join(dir, filepath.Base(in)))
+	}
+	return outs
+}
+
+// step runs a step of warcdedup with stdin as its input.
+func step(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, bytes.NewReader(stdin), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// TestStepErrors: the steps refuse what would give wrong output, name the
+// file or line, and leave no output behind: unsorted facts, facts mapped
+// with other settings, two files that would write one output, decisions
+// applied to a file other than the one mapped, an output that exists.
+func TestStepErrors(t *testing.T) {
+	ins := stageFiles(t)
+	var list bytes.Buffer
+	for i, in := range ins {
+		fmt.Fprintf(&list, "%d\t%s\n", i, in)
+	}
+	code, facts, stderr := step(t, list.Bytes(), "map", "-q")
+	if code != exitOK {
+		t.Fatalf("map: exit %d\n%s", code, stderr)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n")
+	sorted := sortLines(lines)
+	code, decisions, stderr := step(t, []byte(sorted), "reduce", "-q")
+	if code != exitOK {
+		t.Fatalf("reduce: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(decisions, "\tD") {
+		t.Fatal("reduce made no decision")
+	}
+
+	// Facts in the order map wrote them: the last file listed was
+	// captured first, and its lines come last.
+	if code, _, stderr := step(t, []byte(facts), "reduce", "-q"); code != exitFailure || !strings.Contains(stderr, "not sorted") {
+		t.Errorf("unsorted facts: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := step(t, []byte(sorted), "reduce", "-q", "--tau-same", "0.9"); code != exitUsage || !strings.Contains(stderr, "other settings") {
+		t.Errorf("other settings: exit %d, %q", code, stderr)
+	}
+	twice := fmt.Sprintf("0\t%s\n1\t%s\n", ins[1], ins[1])
+	_, twiceFacts, _ := step(t, []byte(twice), "map", "-q")
+	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(twiceFacts, "\n"), "\n"))), "reduce", "-q"); code != exitUsage || !strings.Contains(stderr, "would both write") {
+		t.Errorf("one file twice: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := step(t, []byte("x\t"+ins[0]+"\n"), "map", "-q"); code != exitUsage || !strings.Contains(stderr, "not a position") {
+		t.Errorf("bad position: exit %d, %q", code, stderr)
+	}
+
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n"))), "apply", "-q", out+"/"); code != exitOK {
+		t.Fatalf("apply: exit %d\n%s", code, stderr)
+	}
+	checkOutputs(t, runOrder(ins), outsIn(out, runOrder(ins)))
+	// Applied again: the outputs exist.
+	if code, _, stderr := step(t, []byte(decisions), "apply", "-q", out+"/"); code != exitFailure || !strings.Contains(stderr, "exists") {
+		t.Errorf("outputs that exist: exit %d, %q", code, stderr)
+	}
+	// day2's file replaced by day3's under its name: the decisions are
+	// not for it.
+	copyFile(t, ins[2], ins[1])
+	out2 := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := step(t, []byte(decisions), "apply", "-q", out2+"/"); code != exitFailure || !strings.Contains(stderr, "day2.warc.gz") {
+		t.Errorf("another file: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out2, "day2.warc.gz")); err == nil {
+		t.Error("apply left an output for a file whose decisions were not for it")
+	}
+	if hasTemp(out2) {
+		t.Error("apply left a temporary file")
+	}
+}
+
+func sortLines(lines []string) string {
+	s := append([]string(nil), lines...)
+	for i := range s {
+		s[i] = strings.TrimSuffix(s[i], "\n")
+	}
+	// LC_ALL=C sort compares bytes, as sort.Strings does.
+	slices.Sort(s)
+	return strings.Join(s, "\n") + "\n"
+}
