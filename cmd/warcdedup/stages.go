@@ -68,6 +68,42 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 	return fl, check, quiet
 }
 
+// share is a task's share of a step's work when the steps partition it
+// themselves, as the tasks of a Slurm job array must: task N of M takes the
+// inputs whose number (map) or key's hash (apply) is N modulo M. Its flags
+// default to the array's variables, so `srun warcdedup map` in an array
+// job needs none.
+type share struct{ task, tasks int }
+
+func shareFlags(fl *flag.FlagSet) *share {
+	s := &share{tasks: 1}
+	if id, err := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_ID")); err == nil {
+		if n, err := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_COUNT")); err == nil && n > 0 {
+			lo, _ := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_MIN"))
+			s.task, s.tasks = id-lo, n
+		}
+	}
+	fl.IntVar(&s.task, "task", s.task, "this task's number, from 0 (default: $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN)")
+	fl.IntVar(&s.tasks, "tasks", s.tasks, "how many tasks share the step (default: $SLURM_ARRAY_TASK_COUNT, or 1)")
+	return s
+}
+
+func (s *share) check() error {
+	if s.tasks < 1 || s.task < 0 || s.task >= s.tasks {
+		return fmt.Errorf("--task %d of --tasks %d: want 0 <= task < tasks", s.task, s.tasks)
+	}
+	return nil
+}
+
+// keyTask is the task of M a file's key goes to (FNV-1a).
+func keyTask(key string, m int) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return int(h % uint32(m))
+}
+
 func parseStep(fl *flag.FlagSet, args []string, stdout, stderr io.Writer, usage string) ([]string, int) {
 	files, err := parseInterspersed(fl, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -97,12 +133,16 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fl, check, _ := stepFlags("map", &opts)
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
+	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, mapUsage)
 	if code >= 0 {
 		return code
 	}
 	if len(files) > 0 {
 		return usageError(stderr, "map reads the paths of its WARC files on standard input")
+	}
+	if err := sh.check(); err != nil {
+		return usageError(stderr, err.Error())
 	}
 	if code := check(stderr); code >= 0 {
 		return code
@@ -122,7 +162,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 			}
 			path, pos = rest, v
 		}
-		if path == "" {
+		if path == "" || n%uint64(sh.tasks) != uint64(sh.task) {
 			continue
 		}
 		f, err := os.Open(path)
@@ -352,12 +392,16 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")
 	force := fl.Bool("force", false, "overwrite outputs that exist")
+	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, applyUsage)
 	if code >= 0 {
 		return code
 	}
 	if len(files) != 1 {
 		return usageError(stderr, "apply writes to one output directory")
+	}
+	if err := sh.check(); err != nil {
+		return usageError(stderr, err.Error())
 	}
 	if code := check(stderr); code >= 0 {
 		return code
@@ -403,6 +447,9 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		key, val, ok := strings.Cut(sc.Text(), "\t")
 		if !ok || val == "" {
 			return fail("line %d: no key<TAB>value", n)
+		}
+		if sh.tasks > 1 && keyTask(key, sh.tasks) != sh.task {
+			continue
 		}
 		if key != file {
 			if err := apply(); err != nil {

@@ -122,6 +122,68 @@ func TestMapReduceLocal(t *testing.T) {
 // their first record.
 func runOrder(ins []string) []string { return []string{ins[0], ins[3], ins[1], ins[2]} }
 
+// TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
+// arrays on a real cluster, writes the bytes one run writes. It needs a
+// cluster that takes jobs (scripts/slurm-single-node.sh starts one on this
+// machine, as .ci/run does); with WARCDEDUP_SLURM=1 a missing cluster
+// fails the test instead of skipping it.
+func TestMapReduceSlurm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no Slurm jobs")
+	}
+	out, err := exec.Command("sinfo", "-h", "-o", "%T").Output()
+	up := false
+	for _, s := range strings.Fields(string(out)) {
+		up = up || s == "idle" || s == "mixed" || s == "allocated"
+	}
+	if err != nil || !up {
+		msg := fmt.Sprintf("no Slurm cluster takes jobs here (sinfo: %v %q): scripts/slurm-single-node.sh starts one", err, out)
+		if os.Getenv("WARCDEDUP_SLURM") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	bin := buildBinary(t)
+	ins := stageFiles(t)
+	one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	if code, stderr := runCLI(t, append(append([]string{"-q"}, ins...), one+"/")...); code != exitOK {
+		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
+	}
+	cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", "2"}, append(ins, mr+"/")...)...)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mapreduce-slurm.sh: %v\n%s", err, out)
+	}
+	want, got := names(t, one), names(t, mr)
+	if strings.Join(want, " ") != strings.Join(got, " ") {
+		t.Fatalf("files: one run wrote %v, the Slurm jobs %v", want, got)
+	}
+	for _, n := range want {
+		if !bytes.Equal(mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))) {
+			t.Errorf("%s: the Slurm jobs wrote other bytes than one run", n)
+		}
+	}
+	checkOutputs(t, runOrder(ins), outsIn(mr, runOrder(ins)))
+
+	// A damaged input fails its map task; the later steps do not run,
+	// the script says which did not finish, and no output is written.
+	bad := filepath.Join(t.TempDir(), "bad.warc.gz")
+	b := mustRead(t, ins[1])
+	if err := os.WriteFile(bad, b[:len(b)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mr2 := filepath.Join(t.TempDir(), "out")
+	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", ins[0], bad, mr2+"/")
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir())
+	o, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(o), "did not finish: map task 1 reduce") || !strings.Contains(string(o), "bad.warc.gz") {
+		t.Errorf("a damaged input: %v\n%s", err, o)
+	}
+	if n := names(t, mr2); len(n) != 0 {
+		t.Errorf("outputs written after a failed map task: %v", n)
+	}
+}
+
 // outsIn names each input's output in dir.
 func outsIn(dir string, ins []string) []string {
 	var outs []string

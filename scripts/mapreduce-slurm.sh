@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# mapreduce-slurm.sh runs warcdedup's cluster steps as Slurm jobs: a job
+# array of map tasks, one per input file; a reduce job over their facts,
+# sorted; a job array of apply tasks, each writing the files whose key
+# hashes to it. Each job starts when the one before it has succeeded, and
+# the script waits for the last. It writes what `warcdedup IN... OUTDIR/`
+# writes. The inputs, the output directory and the work directory must be
+# on a file system every node sees.
+#
+#   scripts/mapreduce-slurm.sh [-t APPLY_TASKS] IN.warc.gz... OUTDIR/
+#
+# Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
+# WARCDEDUP_FLAGS, flags given to every step; WORKDIR, where the lines
+# between the steps go (default: a new directory under TMPDIR); SBATCH_ARGS,
+# more sbatch options (a partition, an account).
+set -euo pipefail
+
+tasks=3
+if [[ ${1:-} == -t ]]; then
+	tasks=$2
+	shift 2
+fi
+if (($# < 2)); then
+	echo "usage: $0 [-t APPLY_TASKS] IN.warc.gz... OUTDIR/" >&2
+	exit 2
+fi
+bin=$(command -v "${WARCDEDUP:-warcdedup}")
+bin=$(realpath "$bin")
+flags=${WARCDEDUP_FLAGS:-}
+out=$(realpath -m "${!#}")
+ins=("${@:1:$#-1}")
+work=${WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-slurm.XXXXXX")}
+mkdir -p "$work" "$out"
+read -r -a extra <<<"${SBATCH_ARGS:-}"
+q() { printf '%q' "$1"; }
+
+# The list of inputs, each with its position: map task N of M takes the
+# lines whose number is N modulo M.
+: >"$work/list"
+for i in "${!ins[@]}"; do
+	printf '%d\t%s\n' "$i" "$(realpath "${ins[$i]}")" >>"$work/list"
+done
+n=${#ins[@]}
+
+# Each step is a bash script in the work directory that marks its success
+# with a file: a step whose dependency failed is cancelled, and sbatch
+# --wait does not say so.
+job() {
+	local name=$1
+	shift
+	{
+		echo '#!/usr/bin/env bash'
+		echo 'set -euo pipefail'
+		printf '%s\n' "$@"
+	} >"$work/$name.sh"
+	chmod +x "$work/$name.sh"
+}
+job map "$(q "$bin") map -q $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
+	"touch $(q "$work")/map-\$SLURM_ARRAY_TASK_ID.done"
+job reduce "LC_ALL=C sort -T $(q "$work") $(q "$work")/facts-* | $(q "$bin") reduce -q $flags >$(q "$work/decisions")" \
+	"touch $(q "$work")/reduce.done"
+job apply "LC_ALL=C sort $(q "$work/decisions") | $(q "$bin") apply -q $flags $(q "$out/")" \
+	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
+
+map=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-map --array=0-$((n - 1)) \
+	-o "$work/map-%a.log" "$work/map.sh")
+reduce=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-reduce \
+	--dependency=afterok:"$map" --kill-on-invalid-dep=yes -o "$work/reduce.log" "$work/reduce.sh")
+sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
+	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
+missing=()
+for i in $(seq 0 $((n - 1))); do [[ -e $work/map-$i.done ]] || missing+=("map task $i"); done
+[[ -e $work/reduce.done ]] || missing+=("reduce")
+for i in $(seq 0 $((tasks - 1))); do [[ -e $work/apply-$i.done ]] || missing+=("apply task $i"); done
+if ((${#missing[@]} > 0)); then
+	echo "mapreduce-slurm.sh: did not finish: ${missing[*]}; the steps' logs (all in $work):" >&2
+	for l in "$work"/*.log; do
+		[[ -s $l ]] && { echo "== $l"; cat "$l"; } >&2
+	done
+	exit 1
+fi
+if [[ -z ${WORKDIR:-} ]]; then
+	rm -rf "$work"
+fi
