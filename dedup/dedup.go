@@ -149,7 +149,7 @@ type Deduper struct {
 	emit         func(*Fact) error         // stageMap
 	applyNext    func() (*Decision, error) // stageApply
 	applyPending *Decision
-	applied      int64 // records Apply has read
+	applied      int64  // records Apply has read
 	judging      bool   // Judge has been called
 	judgeFile    string // the file of the last Fact judged
 }

@@ -207,10 +207,11 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 	if len(decs) == 0 {
 		t.Fatal("no decision for seed.warc.gz")
 	}
+	records := int64(-1)
 	apply := func(in []byte, ds ...Decision) error {
 		d := New(opts)
 		defer d.Close()
-		return d.Apply(bytes.NewReader(in), "x", io.Discard, true, -1, func() (*Decision, error) {
+		return d.Apply(bytes.NewReader(in), "x", io.Discard, true, records, func() (*Decision, error) {
 			if len(ds) == 0 {
 				return nil, io.EOF
 			}
@@ -240,6 +241,16 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error saying %q", tc.name, err, tc.want)
 		}
+	}
+	// The file's own decisions, for a file said to hold one record more.
+	n := int64(len(readBack(t, files[2])))
+	records = n
+	if err := apply(files[2], decs...); err != nil {
+		t.Fatalf("%d records, as mapped: %v", n, err)
+	}
+	records = n + 1
+	if err := apply(files[2], decs...); err == nil || !strings.Contains(err.Error(), "it is not the file that was mapped") {
+		t.Errorf("a record missing: got %v", err)
 	}
 }
 

@@ -41,6 +41,8 @@ Usage:
   warcdedup [flags] IN.warc.gz OUT.warc.gz
   warcdedup [flags] IN... OUTDIR/
   warcdedup [flags] - -            (standard input to standard output)
+  warcdedup index DIR              (what an index of earlier runs holds)
+  warcdedup map | reduce | apply   (the steps of a cluster job: docs/scale.md; -h for each)
 
 Every record of the input comes out in the same order: unchanged, byte for byte, or,
 for an HTTP response whose payload is identical to an earlier capture in the run, as a
