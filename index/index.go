@@ -26,6 +26,12 @@
 // second copy of the data in a structure for random access that a run
 // never uses: a run reads every record once and looks none up on disk.
 //
+// A cluster job decides in one step and writes its outputs in others (see
+// docs/scale.md): its decisions step stages the segment of what it kept
+// (Writer.Stage: DIR/staged.wdx, described by DIR/staged.json), and the job
+// commits it once every output is written (CommitStaged), or discards it.
+// Until then the index takes no other segment (ErrStaged).
+//
 // Two runs on one index: the second fails at once with ErrLocked (flock on
 // DIR/lock). An index written by another format, or with another analysis
 // of pages, is refused with ErrFormat.
@@ -56,8 +62,11 @@ const Format = 1
 const (
 	manifestName = "MANIFEST"
 	lockName     = "lock"
-	segMagic     = "WARCDEDUP-SEGMENT-1\n"
-	segTrailer   = "WARCDEDUP-END\n"
+	// A staged segment (Writer.Stage) and what the index knows of it.
+	stagedName     = "staged.wdx"
+	stagedMetaName = "staged.json"
+	segMagic       = "WARCDEDUP-SEGMENT-1\n"
+	segTrailer     = "WARCDEDUP-END\n"
 )
 
 var (
@@ -68,6 +77,8 @@ var (
 	ErrFormat = errors.New("index: written by another version or configuration")
 	// ErrDamaged: a segment does not read back as it was written.
 	ErrDamaged = errors.New("index: damaged")
+	// ErrStaged: a staged segment waits to be committed or discarded.
+	ErrStaged = errors.New("index: a staged segment waits")
 )
 
 // Record is a kept record, as a later revisit refers to it.
@@ -303,6 +314,18 @@ func (ix *Index) loadSegment(s Segment, fn func(*Record) error) error {
 	return nil
 }
 
+// nextName is the name of the index's next segment.
+func (ix *Index) nextName() string {
+	num := 1
+	for _, s := range ix.man.Segments {
+		var k int
+		if _, err := fmt.Sscanf(s.Name, "seg-%d.wdx", &k); err == nil && k >= num {
+			num = k + 1
+		}
+	}
+	return fmt.Sprintf("seg-%06d.wdx", num)
+}
+
 // Writer writes a new segment. Nothing is visible in the index until
 // Commit.
 type Writer struct {
@@ -319,14 +342,13 @@ type Writer struct {
 
 // NewWriter starts a segment for this run's kept records.
 func (ix *Index) NewWriter(inputs []string) (*Writer, error) {
-	num := 1
-	for _, s := range ix.man.Segments {
-		var k int
-		if _, err := fmt.Sscanf(s.Name, "seg-%d.wdx", &k); err == nil && k >= num {
-			num = k + 1
-		}
+	if seg, err := ix.Staged(); err != nil {
+		return nil, err
+	} else if seg != nil {
+		return nil, fmt.Errorf("%w: %s holds a segment a cluster job staged and did not commit (from %d inputs): commit it once the job's outputs are all written (warcdedup index commit), or discard it (warcdedup index discard)",
+			ErrStaged, ix.dir, len(seg.Inputs))
 	}
-	name := fmt.Sprintf("seg-%06d.wdx", num)
+	name := ix.nextName()
 	tmp := filepath.Join(ix.dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -380,9 +402,8 @@ func crashPoint(step string) {
 	}
 }
 
-// Commit makes the segment part of the index: the segment is synced and
-// renamed, then the MANIFEST is replaced through a synced temporary file.
-func (w *Writer) Commit() error {
+// finish ends the segment (count, CRC-32C, trailer), syncs and closes it.
+func (w *Writer) finish() error {
 	if w.err != nil {
 		w.Abort()
 		return w.err
@@ -421,26 +442,148 @@ func (w *Writer) Commit() error {
 		return err
 	}
 	w.f = nil
-	final := filepath.Join(w.ix.dir, w.seg.Name)
-	if err := os.Rename(w.tmp, final); err != nil {
-		w.err = fmt.Errorf("index %s: %w", w.ix.dir, err)
-		w.Abort()
-		return w.err
+	return nil
+}
+
+// Commit makes the segment part of the index: the segment is synced and
+// renamed, then the MANIFEST is replaced through a synced temporary file.
+func (w *Writer) Commit() error {
+	if err := w.finish(); err != nil {
+		return err
 	}
-	w.tmp = final // Abort removes it until the MANIFEST names it
-	crashPoint("segment-renamed")
-	w.seg.Created = time.Now().UTC().Truncate(time.Second)
-	man := w.ix.man
-	man.Analysis = w.ix.analysis
-	man.Segments = append(append([]Segment(nil), man.Segments...), w.seg)
-	if err := writeManifest(w.ix.dir, man); err != nil {
-		w.err = err
+	err := w.ix.commit(w.seg, w.tmp, false)
+	if err != nil {
 		w.Abort()
 		return err
 	}
-	w.ix.man = man
 	w.done = true
 	return nil
+}
+
+// commit renames the finished segment file from to the segment's name and
+// adds the segment to the MANIFEST. If that fails, the file is removed, or,
+// if keep, left at from.
+func (ix *Index) commit(seg Segment, from string, keep bool) error {
+	final := filepath.Join(ix.dir, seg.Name)
+	if err := os.Rename(from, final); err != nil {
+		if !keep {
+			os.Remove(from)
+		}
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	crashPoint("segment-renamed")
+	seg.Created = time.Now().UTC().Truncate(time.Second)
+	man := ix.man
+	man.Analysis = ix.analysis
+	man.Segments = append(append([]Segment(nil), man.Segments...), seg)
+	if err := writeManifest(ix.dir, man); err != nil {
+		if !keep || os.Rename(final, from) != nil {
+			os.Remove(final)
+		}
+		return err
+	}
+	ix.man = man
+	return nil
+}
+
+// Stage ends the segment as a staged one: complete and synced, beside the
+// index (stagedName), but not part of it until CommitStaged. A cluster job
+// stages what its reduce step kept, and commits it once every output is
+// written; until then the index takes no other segment.
+func (w *Writer) Stage() error {
+	if err := w.finish(); err != nil {
+		return err
+	}
+	w.done = true
+	ix := w.ix
+	meta, err := json.Marshal(stagedMeta{Analysis: ix.analysis, Segment: w.seg})
+	if err == nil {
+		err = writeSynced(filepath.Join(ix.dir, stagedMetaName), meta)
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, filepath.Join(ix.dir, stagedName))
+	}
+	if err == nil {
+		err = syncDir(ix.dir)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		os.Remove(filepath.Join(ix.dir, stagedMetaName))
+		os.Remove(filepath.Join(ix.dir, stagedName))
+		return fmt.Errorf("index %s: staging a segment: %w", ix.dir, err)
+	}
+	return nil
+}
+
+// stagedMeta is what the index knows of a staged segment.
+type stagedMeta struct {
+	Analysis string  `json:"analysis"`
+	Segment  Segment `json:"segment"`
+}
+
+// Staged returns the staged segment, if there is one (see Stage).
+func (ix *Index) Staged() (*Segment, error) {
+	b, err := os.ReadFile(filepath.Join(ix.dir, stagedMetaName))
+	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err == nil {
+			// Staging stopped between the two files: no segment was staged.
+			os.Remove(filepath.Join(ix.dir, stagedName))
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	var m stagedMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %v", ErrDamaged, ix.dir, stagedMetaName, err)
+	}
+	if m.Analysis != ix.man.Analysis && len(ix.man.Segments) > 0 || ix.analysis != "" && m.Analysis != ix.analysis {
+		return nil, fmt.Errorf("%w: %s: the staged segment holds pages analysed as %q", ErrFormat, ix.dir, m.Analysis)
+	}
+	if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err != nil {
+		// Staging stopped before the segment was in place (its temporary
+		// file is removed as stale), or a commit stopped after the
+		// MANIFEST named it: either way what is left is the note.
+		os.Remove(filepath.Join(ix.dir, stagedMetaName))
+		return nil, nil
+	}
+	ix.analysis = m.Analysis
+	return &m.Segment, nil
+}
+
+// CommitStaged makes the staged segment part of the index, after checking
+// that it reads back whole. It returns the segment as the MANIFEST names it.
+func (ix *Index) CommitStaged() (Segment, error) {
+	seg, err := ix.Staged()
+	if err != nil {
+		return Segment{}, err
+	}
+	if seg == nil {
+		return Segment{}, fmt.Errorf("index %s: no staged segment", ix.dir)
+	}
+	check := *seg
+	check.Name = stagedName
+	if err := ix.loadSegment(check, func(*Record) error { return nil }); err != nil {
+		return Segment{}, err
+	}
+	seg.Name = ix.nextName()
+	if err := ix.commit(*seg, filepath.Join(ix.dir, stagedName), true); err != nil {
+		return Segment{}, err
+	}
+	os.Remove(filepath.Join(ix.dir, stagedMetaName))
+	return ix.man.Segments[len(ix.man.Segments)-1], syncDir(ix.dir)
+}
+
+// DiscardStaged removes the staged segment, if there is one: what a cluster
+// job whose outputs were not all written had staged.
+func (ix *Index) DiscardStaged() error {
+	for _, n := range []string{stagedName, stagedMetaName} {
+		if err := os.Remove(filepath.Join(ix.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("index %s: %w", ix.dir, err)
+		}
+	}
+	return syncDir(ix.dir)
 }
 
 // Abort removes the segment being written. It is a no-op after Commit.
@@ -454,6 +597,42 @@ func (w *Writer) Abort() {
 		w.f = nil
 	}
 	os.Remove(w.tmp)
+}
+
+// writeSynced writes b to path through a synced temporary file.
+func writeSynced(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// syncDir makes the directory's entries (renames, removals) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func writeManifest(dir string, man manifest) error {

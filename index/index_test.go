@@ -33,7 +33,12 @@ func records(from, n int) []*Record {
 	return rs
 }
 
-func addSegment(t *testing.T, dir string, rs []*Record) {
+func addSegment(t *testing.T, dir string, rs []*Record) { writeSegment(t, dir, rs, false) }
+
+// stageSegment writes rs as a staged segment of the index in dir.
+func stageSegment(t *testing.T, dir string, rs []*Record) { writeSegment(t, dir, rs, true) }
+
+func writeSegment(t *testing.T, dir string, rs []*Record, stage bool) {
 	t.Helper()
 	ix, err := Open(dir, testAnalysis)
 	if err != nil {
@@ -49,7 +54,12 @@ func addSegment(t *testing.T, dir string, rs []*Record) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(); err != nil {
+	if stage {
+		err = w.Stage()
+	} else {
+		err = w.Commit()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 }
@@ -200,5 +210,99 @@ func TestKilledDuringCommit(t *testing.T) {
 				t.Errorf("%d records after one more run", len(got))
 			}
 		})
+	}
+}
+
+// TestStagedSegment: a staged segment is not in the index until it is
+// committed, survives closing and opening the index, blocks other writers
+// until committed or discarded, and is refused by an index of another
+// analysis; committed, it loads after the segments before it.
+func TestStagedSegment(t *testing.T) {
+	dir := t.TempDir()
+	addSegment(t, dir, records(0, 10))
+	stageSegment(t, dir, records(10, 5))
+	if got := loadAll(t, dir); len(got) != 10 {
+		t.Fatalf("%d records loaded with a segment staged; want the 10 committed", len(got))
+	}
+	ix, err := Open(dir, testAnalysis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.NewWriter(nil); !errors.Is(err, ErrStaged) {
+		t.Errorf("a writer with a segment staged: %v, want ErrStaged", err)
+	}
+	if seg, err := ix.Staged(); err != nil || seg == nil || seg.Records != 5 {
+		t.Fatalf("Staged: %v, %v", seg, err)
+	}
+	ix.Close()
+	if other, err := Open(dir, ""); err == nil {
+		other.analysis = "other-analysis"
+		if _, err := other.Staged(); !errors.Is(err, ErrFormat) {
+			t.Errorf("a staged segment under another analysis: %v, want ErrFormat", err)
+		}
+		other.Close()
+	}
+	ix, err = Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := ix.CommitStaged()
+	ix.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seg.Name != "seg-000002.wdx" || seg.Records != 5 {
+		t.Errorf("committed as %+v", seg)
+	}
+	got := loadAll(t, dir)
+	if len(got) != 15 || got[10].ID != "<urn:uuid:10>" {
+		t.Fatalf("%d records after the commit", len(got))
+	}
+	// Staged and discarded: the index is as it was, and takes writers.
+	stageSegment(t, dir, records(20, 3))
+	ix, err = Open(dir, testAnalysis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.DiscardStaged(); err != nil {
+		t.Fatal(err)
+	}
+	if seg, err := ix.Staged(); seg != nil || err != nil {
+		t.Errorf("after discarding: %v, %v", seg, err)
+	}
+	ix.Close()
+	addSegment(t, dir, records(30, 2))
+	if got := loadAll(t, dir); len(got) != 17 {
+		t.Errorf("%d records, want 17", len(got))
+	}
+}
+
+// TestStagedSegmentDamaged: a staged segment that does not read back whole
+// is not committed, and stays for the caller to discard.
+func TestStagedSegmentDamaged(t *testing.T) {
+	dir := t.TempDir()
+	stageSegment(t, dir, records(0, 8))
+	p := filepath.Join(dir, stagedName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, testAnalysis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.CommitStaged(); !errors.Is(err, ErrDamaged) {
+		t.Errorf("commit of a damaged staged segment: %v, want ErrDamaged", err)
+	}
+	if seg, _ := ix.Staged(); seg == nil {
+		t.Error("the damaged staged segment is gone")
+	}
+	if n := len(ix.Segments()); n != 0 {
+		t.Errorf("%d segments in the index", n)
 	}
 }

@@ -9,6 +9,7 @@
 #
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
 # WARCDEDUP_FLAGS, flags given to every step (the same for all three);
+# WARCDEDUP_INDEX, an index directory to deduplicate against and add to;
 # TMPDIR, where the lines between the steps go.
 set -euo pipefail
 
@@ -23,6 +24,8 @@ if (($# < 2)); then
 fi
 bin=${WARCDEDUP:-warcdedup}
 read -r -a flags <<<"${WARCDEDUP_FLAGS:-}"
+index=()
+[[ -n ${WARCDEDUP_INDEX:-} ]] && index=(--index "$WARCDEDUP_INDEX")
 out=${!#}
 ins=("${@:1:$#-1}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-mr.XXXXXX")
@@ -40,7 +43,7 @@ for p in "${pids[@]}"; do
 done
 
 # Shuffle and reduce: every fact, sorted by key, to one task.
-LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" >"$work/decisions"
+LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" "${index[@]}" >"$work/decisions"
 
 # Shuffle to the apply tasks: a file's lines go to the task its key hashes to.
 awk -F '\t' -v n="$tasks" -v dir="$work" '
@@ -60,3 +63,8 @@ done
 for p in "${pids[@]}"; do
 	wait "$p"
 done
+
+# What the job kept joins the index once every output is written.
+if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
+fi

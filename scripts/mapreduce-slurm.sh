@@ -10,7 +10,8 @@
 #   scripts/mapreduce-slurm.sh [-t APPLY_TASKS] IN.warc.gz... OUTDIR/
 #
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
-# WARCDEDUP_FLAGS, flags given to every step; WORKDIR, where the lines
+# WARCDEDUP_FLAGS, flags given to every step; WARCDEDUP_INDEX, an index
+# directory to deduplicate against and add to; WORKDIR, where the lines
 # between the steps go (default: a new directory under TMPDIR); SBATCH_ARGS,
 # more sbatch options (a partition, an account).
 set -euo pipefail
@@ -27,6 +28,8 @@ fi
 bin=$(command -v "${WARCDEDUP:-warcdedup}")
 bin=$(realpath "$bin")
 flags=${WARCDEDUP_FLAGS:-}
+index=""
+[[ -n ${WARCDEDUP_INDEX:-} ]] && index="--index $(printf '%q' "$(realpath -m "$WARCDEDUP_INDEX")")"
 out=$(realpath -m "${!#}")
 ins=("${@:1:$#-1}")
 work=${WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-slurm.XXXXXX")}
@@ -57,7 +60,7 @@ job() {
 }
 job map "$(q "$bin") map -q $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
 	"touch $(q "$work")/map-\$SLURM_ARRAY_TASK_ID.done"
-job reduce "LC_ALL=C sort -T $(q "$work") $(q "$work")/facts-* | $(q "$bin") reduce -q $flags >$(q "$work/decisions")" \
+job reduce "LC_ALL=C sort -T $(q "$work") $(q "$work")/facts-* | $(q "$bin") reduce -q $flags $index >$(q "$work/decisions")" \
 	"touch $(q "$work")/reduce.done"
 job apply "LC_ALL=C sort $(q "$work/decisions") | $(q "$bin") apply -q $flags $(q "$out/")" \
 	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
@@ -77,7 +80,14 @@ if ((${#missing[@]} > 0)); then
 	for l in "$work"/*.log; do
 		[[ -s $l ]] && { echo "== $l"; cat "$l"; } >&2
 	done
+	if [[ -n ${WARCDEDUP_INDEX:-} && -e $work/reduce.done ]]; then
+		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX: warcdedup index discard $WARCDEDUP_INDEX removes it (or commit it once the outputs are written)" >&2
+	fi
 	exit 1
+fi
+# What the job kept joins the index once every output is written.
+if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
 fi
 if [[ -z ${WORKDIR:-} ]]; then
 	rm -rf "$work"

@@ -113,24 +113,29 @@ func firstDate(name string) (time.Time, bool) {
 
 // runIndexCommand is `warcdedup index DIR`: what an index holds.
 func runIndexCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && (args[0] == "commit" || args[0] == "discard") {
+		return runIndexStaged(args[0], args[1], stdout, stderr)
+	}
 	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: warcdedup index DIR   (print what the index DIR holds)")
+		fmt.Fprintln(stderr, "usage: warcdedup index DIR           (print what the index DIR holds)\n"+
+			"       warcdedup index commit DIR    (add the segment a cluster job staged, once its outputs are written)\n"+
+			"       warcdedup index discard DIR   (remove the segment a cluster job staged)")
 		if len(args) == 1 {
 			return exitOK
 		}
 		return exitUsage
 	}
 	dir := args[0]
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		fmt.Fprintf(stderr, "warcdedup: index %s: not a directory\n", dir)
-		return exitUsage
-	}
-	ix, err := index.Open(dir, "")
-	if err != nil {
-		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-		return indexExit(err)
+	ix, code := openExisting(dir, stderr)
+	if ix == nil {
+		return code
 	}
 	defer ix.Close()
+	if seg, err := ix.Staged(); err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+	} else if seg != nil {
+		fmt.Fprintf(stdout, "a cluster job staged %d kept records (%d pages) that are not in the index yet: warcdedup index commit %s adds them\n", seg.Records, seg.Pages, dir)
+	}
 	st := ix.Stats()
 	fmt.Fprintf(stdout, "index %s: format %d, pages analysed as %q\n", dir, index.Format, ix.Analysis())
 	fmt.Fprintf(stdout, "%d runs, %d kept records, %d near-duplicate pages, %.1f MB on disk\n",
@@ -145,6 +150,44 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
+	return exitOK
+}
+
+// openExisting opens the index in dir, which must exist, for the index
+// commands; on failure it says why and returns the exit status.
+func openExisting(dir string, stderr io.Writer) (*index.Index, int) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "warcdedup: index %s: not a directory\n", dir)
+		return nil, exitUsage
+	}
+	ix, err := index.Open(dir, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return nil, indexExit(err)
+	}
+	return ix, exitOK
+}
+
+// runIndexStaged is `warcdedup index commit|discard DIR`.
+func runIndexStaged(what, dir string, stdout, stderr io.Writer) int {
+	ix, code := openExisting(dir, stderr)
+	if ix == nil {
+		return code
+	}
+	defer ix.Close()
+	if what == "discard" {
+		if err := ix.DiscardStaged(); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	seg, err := ix.CommitStaged()
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return indexExit(err)
+	}
+	fmt.Fprintf(stdout, "index %s: added %d kept records (%d pages) as %s\n", dir, seg.Records, seg.Pages, seg.Name)
 	return exitOK
 }
 

@@ -221,6 +221,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	fl, check, quiet := stepFlags("reduce", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for the kept records' references")
 	report := fl.String("report", "", "write the JSON lines report of duplicates and clusters to this file")
+	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index kept, and stage what this job keeps there (warcdedup index commit DIR adds it, once every output is written)")
 	force := fl.Bool("force", false, "overwrite the report if it exists")
 	files, code := parseStep(fl, args, stdout, stderr, reduceUsage)
 	if code >= 0 {
@@ -259,8 +260,25 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	set := settings(opts)
 	d := dedup.New(opts)
+	var ix *index.Index
+	if *indexDir != "" {
+		var err error
+		if ix, err = openIndex(*indexDir, opts.Config, d); err != nil {
+			fmt.Fprintf(stderr, "warcdedup reduce: %v\n", err)
+			return indexExit(err)
+		}
+		defer ix.Close()
+		if seg, err := ix.Staged(); err != nil || seg != nil {
+			if err == nil {
+				err = fmt.Errorf("%w: %s holds what another job staged: commit it (warcdedup index commit) or discard it (warcdedup index discard) first", index.ErrStaged, *indexDir)
+			}
+			fmt.Fprintf(stderr, "warcdedup reduce: %v\n", err)
+			return exitFailure
+		}
+	}
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	in := bufio.NewReaderSize(stdin, 1<<20)
+	var inputs []string
 	var (
 		file, name, prev string
 		records          int64
@@ -321,7 +339,11 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 				return exitUsage
 			}
 			bases[base] = p
+			inputs = append(inputs, p)
 			file, name, records = f, p, 0
+			// The index names a kept record's output by its name in the
+			// apply step's directory; its offset there is not known here.
+			d.SetOutput(base)
 			continue
 		}
 		if file == "" || !strings.HasPrefix(key, file+":") {
@@ -356,6 +378,21 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if err := out.Flush(); err != nil {
 		return fail("%v", err)
 	}
+	staged := -1
+	if ix != nil {
+		w, err := ix.NewWriter(inputs)
+		if err != nil {
+			return fail("%v", err)
+		}
+		staged = 0
+		if err := d.Kept(func(r *index.Record) error { staged++; return w.Add(r) }); err != nil {
+			w.Abort()
+			return fail("%v", err)
+		}
+		if err := w.Stage(); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if err := d.Close(); err != nil {
 		return fail("ending the run: %v", err)
 	}
@@ -370,6 +407,9 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		st := d.Stats
 		fmt.Fprintf(stderr, "warcdedup reduce: %d files, %d records: %d exact and %d near revisits, %.1f MB of payloads no longer stored\n",
 			len(bases), n-len(bases), st.Revisits, st.NearRevisits, float64(st.BytesSaved)/1e6)
+		if staged >= 0 {
+			fmt.Fprintf(stderr, "warcdedup reduce: staged %d kept records in index %s: run warcdedup index commit %s once every output is written\n", staged, *indexDir, *indexDir)
+		}
 		if dupIDs > 0 {
 			fmt.Fprintf(stderr, "warcdedup reduce: %d records repeat the WARC-Record-ID of an earlier record of the run\n", dupIDs)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,6 +182,48 @@ func TestMapReduceSlurm(t *testing.T) {
 	}
 	if n := names(t, mr2); len(n) != 0 {
 		t.Errorf("outputs written after a failed map task: %v", n)
+	}
+}
+
+// TestMapReduceIndex: two jobs of the steps, each deduplicating against an
+// index and adding what it kept, write what two runs of warcdedup --index
+// write; the second job's revisits point into the first's outputs, and the
+// index holds what the runs' index holds.
+func TestMapReduceIndex(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	ins := stageFiles(t)
+	jobs := [][]string{{ins[3], ins[1]}, {ins[2]}} // day1 and day2, then day3
+	oneIdx, mrIdx := t.TempDir(), t.TempDir()
+	var mrOuts []string
+	for i, job := range jobs {
+		one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
+		if code, stderr := runCLI(t, append(append([]string{"-q", "--index", oneIdx}, job...), one+"/")...); code != exitOK {
+			t.Fatalf("warcdedup --index, job %d: exit %d\n%s", i+1, code, stderr)
+		}
+		cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-local.sh"}, append(job, mr+"/")...)...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_INDEX="+mrIdx)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mapreduce-local.sh, job %d: %v\n%s", i+1, err, out)
+		}
+		for _, n := range names(t, one) {
+			if !bytes.Equal(mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))) {
+				t.Errorf("job %d, %s: the steps wrote other bytes than warcdedup --index", i+1, n)
+			}
+		}
+		mrOuts = append(mrOuts, outsIn(mr, job)...)
+	}
+	_, into := revisits(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+	if into == 0 {
+		t.Error("no revisit of the second job points into the first job's outputs")
+	}
+	var a, b bytes.Buffer
+	run([]string{"index", oneIdx}, nil, &a, io.Discard)
+	run([]string{"index", mrIdx}, nil, &b, io.Discard)
+	count := func(s string) string { return strings.SplitN(strings.SplitN(s, "\n", 3)[1], ",", 3)[1] }
+	if count(a.String()) != count(b.String()) {
+		t.Errorf("the runs' index holds%s, the jobs'%s", count(a.String()), count(b.String()))
 	}
 }
 
