@@ -22,6 +22,14 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, err
 	if err != nil {
 		return nil, err
 	}
+	if seg, err := ix.Staged(); err != nil || seg != nil {
+		ix.Close()
+		if err == nil {
+			err = fmt.Errorf("%w: %s holds %d kept records a cluster job staged: commit them once the job's outputs are all written (warcdedup index commit %s) or discard them (warcdedup index discard %s)",
+				index.ErrStaged, dir, seg.Records, dir, dir)
+		}
+		return nil, err
+	}
 	if err := d.SeedFrom(ix.Load); err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("loading index %s: %w", dir, err)

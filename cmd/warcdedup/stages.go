@@ -268,13 +268,6 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return indexExit(err)
 		}
 		defer ix.Close()
-		if seg, err := ix.Staged(); err != nil || seg != nil {
-			if err == nil {
-				err = fmt.Errorf("%w: %s holds what another job staged: commit it (warcdedup index commit) or discard it (warcdedup index discard) first", index.ErrStaged, *indexDir)
-			}
-			fmt.Fprintf(stderr, "warcdedup reduce: %v\n", err)
-			return exitFailure
-		}
 	}
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	in := bufio.NewReaderSize(stdin, 1<<20)

@@ -318,3 +318,34 @@ func sortLines(lines []string) string {
 	slices.Sort(s)
 	return strings.Join(s, "\n") + "\n"
 }
+
+// TestStagedIndexRefused: while a job's kept records are staged in an
+// index, a run or another job with that index stops before writing
+// anything, and says how to go on; after the commit both go on.
+func TestStagedIndexRefused(t *testing.T) {
+	ins := stageFiles(t)
+	idx := t.TempDir()
+	var list bytes.Buffer
+	fmt.Fprintf(&list, "0\t%s\n", ins[3])
+	_, facts, _ := step(t, list.Bytes(), "map", "-q")
+	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitOK {
+		t.Fatalf("reduce --index: exit %d\n%s", code, stderr)
+	}
+	out := t.TempDir()
+	code, stderr := runCLI(t, "-q", "--index", idx, ins[1], out+"/")
+	if code != exitFailure || !strings.Contains(stderr, "warcdedup index commit") {
+		t.Errorf("a run on an index with a staged segment: exit %d, %q", code, stderr)
+	}
+	if n := names(t, out); len(n) != 0 {
+		t.Errorf("the run wrote %v", n)
+	}
+	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitFailure || !strings.Contains(stderr, "staged") {
+		t.Errorf("a second job: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := step(t, nil, "index", "commit", idx); code != exitOK {
+		t.Fatalf("index commit: exit %d, %q", code, stderr)
+	}
+	if code, stderr := runCLI(t, "-q", "--index", idx, ins[1], out+"/"); code != exitOK {
+		t.Errorf("after the commit: exit %d, %q", code, stderr)
+	}
+}
