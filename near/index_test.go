@@ -1,6 +1,8 @@
 package near
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,8 +46,8 @@ func bagOf(keys ...uint64) features.Bag {
 // TestWithdrawFrameCounts: withdrawn pages no longer count toward the frame
 // filter: after a withdrawal, every signature is frame for every site exactly
 // when it is in an index that never held the withdrawn pages. The withdrawn
-// pages make signature 1 frame across sites (in GlobalMinPages pages) and
-// signature 5 frame for site s3.
+// pages make signature 4 frame for site s1, in a list long enough to be
+// counted per site (commonPostings), and signature 5 frame for site s3.
 func TestWithdrawFrameCounts(t *testing.T) {
 	var live, gone []*Page
 	for i := range 3 {
@@ -54,7 +56,7 @@ func TestWithdrawFrameCounts(t *testing.T) {
 	for i := range 2 {
 		live = append(live, &Page{Site: "s2", Spots: bagOf(1, 2, uint64(200+i))})
 	}
-	for i := range GlobalMinPages {
+	for i := range commonPostings + 8 {
 		gone = append(gone, &Page{Site: "s1", Spots: bagOf(1, 4, uint64(300+i))})
 	}
 	for i := range 5 {
@@ -77,8 +79,8 @@ func TestWithdrawFrameCounts(t *testing.T) {
 	add(withGone, live)
 	mark := withGone.Len()
 	add(withGone, gone)
-	if !withGone.IsFrame("s3", 5) || !withGone.IsFrame("s2", 1) {
-		t.Fatal("the pages to withdraw do not make signatures 1 and 5 frame: the test tests nothing")
+	if !withGone.IsFrame("s3", 5) || !withGone.IsFrame("s1", 4) || !withGone.IsFrame("s2", 1) {
+		t.Fatal("the pages to withdraw do not make signatures 4 and 5 frame: the test tests nothing")
 	}
 	withGone.Withdraw(mark)
 	add(want, live)
@@ -89,6 +91,85 @@ func TestWithdrawFrameCounts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFrameCountsCommon: a signature is frame for a site exactly when at
+// least frameMinDF and frameShare of the site's live kept pages have it,
+// whether its posting list is short (walked) or common (counted per site),
+// as pages are added and withdrawn; a site's frame does not depend on the
+// pages of other sites.
+func TestFrameCountsCommon(t *testing.T) {
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	sites := []string{"a", "b", "c", "d"}
+	type page struct {
+		site string
+		keys []uint64
+	}
+	var pages []page
+	live := func() []page {
+		var out []page
+		for i, p := range pages {
+			if !x.docs[i].gone {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	check := func(when string) {
+		lp := live()
+		for _, s := range sites {
+			n, df := 0, map[uint64]int{}
+			for _, p := range lp {
+				if p.site != s {
+					continue
+				}
+				n++
+				for _, k := range p.keys {
+					df[k]++
+				}
+			}
+			for k := range uint64(60) {
+				want := n >= frameMinDF && df[k] >= max(int(frameShare*float64(n)), frameMinDF)
+				if got := x.IsFrame(s, k); got != want {
+					t.Fatalf("%s: site %s, signature %d: frame %v, want %v (%d of %d pages)", when, s, k, got, want, df[k], n)
+				}
+			}
+		}
+	}
+	add := func(n int) {
+		for range n {
+			s := sites[rng.IntN(len(sites))]
+			keys := map[uint64]bool{uint64(rng.IntN(2)): true} // common to all sites
+			for range 6 {
+				keys[uint64(8+rng.IntN(52))] = true
+			}
+			var ks []uint64
+			for k := range keys {
+				ks = append(ks, k)
+			}
+			slices.Sort(ks)
+			pages = append(pages, page{s, ks})
+			x.Add(&Page{Ref: uint32(len(pages) - 1), Site: s, Spots: bagOf(ks...)})
+		}
+	}
+	add(20)
+	check("20 pages")
+	add(1000)
+	check("1,020 pages")
+	mark := x.Len()
+	add(1500)
+	if n := x.fam[famSpots].idx.Postings(0, nil); n < commonPostings {
+		t.Fatalf("signature 0 is in %d pages, fewer than commonPostings: the test does not count per site", n)
+	}
+	check("2,520 pages")
+	x.Withdraw(mark)
+	check("1,500 withdrawn")
+	add(300)
+	check("after the withdrawal")
 }
 
 // TestOtherURLTier: a same-site near duplicate at another URL replaces the
