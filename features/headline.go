@@ -182,28 +182,60 @@ func (e *Extractor) anchored(bs []block, st []blockStat) (h, end, outer int) {
 	e.idx = e.headlines(bs, e.idx[:0])
 	for k := len(e.idx) - 1; k >= 0; k-- {
 		a := e.idx[k]
-		d := bs[a].depth
-		end = -1
-		for level := d; level >= max(d-anchorWiden, 0); level-- {
-			words := st[a].words
-			story := false
-			j := a + 1
-			for ; j < len(bs) && bs[j].low >= level; j++ {
-				if storyBlock(&bs[j], st[j]) {
-					words += st[j].words
-					story = true
-				}
-			}
-			if end < 0 && story && words >= fallbackMinWords {
-				end = j // the smallest container with enough words holds the story
-			}
-			outer = j
+		if e.sideHeadline(bs, st, k) {
+			continue
 		}
-		if end >= 0 {
+		if end, outer = storyAfter(bs, st, a); end >= 0 {
 			return a, end, outer
 		}
 	}
 	return -1, 0, 0
+}
+
+// storyAfter finds the story after headline a (see anchored): the end of
+// its container and of its grandparent's, or end = -1 when none holds
+// fallbackMinWords words of prose.
+func storyAfter(bs []block, st []blockStat, a int) (end, outer int) {
+	d := bs[a].depth
+	end = -1
+	for level := d; level >= max(d-anchorWiden, 0); level-- {
+		words := st[a].words
+		story := false
+		j := a + 1
+		for ; j < len(bs) && bs[j].low >= level; j++ {
+			if storyBlock(&bs[j], st[j]) {
+				words += st[j].words
+				story = true
+			}
+		}
+		if end < 0 && story && words >= fallbackMinWords {
+			end = j // the smallest container with enough words holds the story
+		}
+		outer = j
+	}
+	return end, outer
+}
+
+// sideHeadline says whether the k-th headline (e.idx[k]) is a side box's
+// heading that a headline before it contains, out of that headline's
+// region: a blog's sidebar that lists a series ("The AWS Report") after the
+// post whose headline names one episode of it ("The AWS Report - John
+// Smiley Discusses RDS Provisioned IOPS"). A heading inside the longer
+// headline's region is the story's own section heading and stays a
+// candidate.
+func (e *Extractor) sideHeadline(bs []block, st []blockStat, k int) bool {
+	a := e.idx[k]
+	h := trimText(e.text[bs[a].start:bs[a].end])
+	for _, b := range e.idx[:k] {
+		o := trimText(e.text[bs[b].start:bs[b].end])
+		if len(o) <= len(h) || !bytes.Contains(o, h) {
+			continue
+		}
+		if end, outer := storyAfter(bs, st, b); end >= 0 && a >= outer {
+			return true
+		}
+	}
+	return false
 }
 
 // storyLinkDensity is the most link text a block of a headline's story may

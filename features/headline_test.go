@@ -59,6 +59,13 @@ func TestHeadlineAnchor(t *testing.T) {
 		{"unclosed cells: the story's cell ends at the next cell",
 			`<title>Creative Food Sculptures : Internet Technology</title><body>` + menu + bio + menu + `<table><tr><td><div><div><h1>Creative Food Sculptures</h1><p><a href="http://fubiz.net/">via fubiz.net</a></p><p>Repurposing food is art.</div></div><p>The food is then eaten.<td>` + menu + `<p>Share this on a site that you like and have your say</table>` + menu + `</body>`,
 			[]string{"sculptures", "repurposing", "eaten"}, []string{"say", "twitter"}},
+		{"a sidebar's heading that is part of the post's headline is not the headline (typepad.com)",
+			`<title>AWS Blog: The AWS Report - John Smiley Discusses RDS</title><body><div id="wrap"><div id="main"><div id="content">` + menu + `<div class="post"><h3>The AWS Report - John Smiley Discusses RDS</h3><p>I interviewed him: watch it.</p></div>` +
+				menu + `</div></div><div id="beta"><div class="side"><h2>The AWS Report</h2><ul><li><a href="/1">Patrick McBride</a></li><li><a href="/2">Stephen Elliott</a></li></ul><h2>Featured events</h2><p>This session will use real world case studies to help introduce how gaming companies can use the cloud to stay flexible, agile and ahead of the curve, and there will be a panel.</p></div></div></div>` + menu + `</body>`,
+			[]string{"interviewed", "watch"}, []string{"gaming", "panel"}},
+		{"a heading inside the post that is part of its headline stays a candidate",
+			`<title>Creative Food Sculptures via fubiz - I geek for creativity</title><body>` + menu + bio + menu + `<div class="post"><h2>Creative Food Sculptures via fubiz</h2>` + story + `</div>` + menu + `</body>`,
+			[]string{"sculptures", "repurposing", "eaten"}, []string{"twitter"}},
 		{"Chinese: a short news item after its headline (news.163.com)",
 			`<title>证监会要求暂停新股发行_网易新闻</title><body>` + menu + `<div class="side"><p>本站所有文章的版权归作者所有，转载的文章是为了传播更多的信息，如果有侵权请联系我们的编辑。</p></div>` + menu + `<div><h1>证监会要求暂停新股发行</h1><div class="meta"><a href="/">网易新闻</a></div><p>媒体称，新股发行被暂停，缴款的退款。</p></div>` + menu + `</body>`,
 			[]string{"媒", "缴"}, []string{"版", "辑"}},

@@ -148,6 +148,9 @@ func TestNotices(t *testing.T) {
 		{"This website uses cookies to improve your experience. By using it you accept our cookie policy.", true},
 		{"Your email address will not be published. Required fields are marked with a star, and comments are welcome.", true},
 		{"Thank you: your comment is now in the moderation queue and should appear on the page shortly.", true},
+		{"If you are having a problem with the tutorial, please check the forum for an answer. If you would like to proceed with posting your comment, click Submit Comment.", true},
+		{"Please be polite and stay on topic when you write here, then press Post Comment below and wait.", true},
+		{"The council said it would read every comment the public sent before the vote on the new bridge.", false},
 		{"The council said on Tuesday that the new bridge would be finished by the end of the year.", false},
 		{long, false},
 	} {
