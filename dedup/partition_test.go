@@ -1,0 +1,386 @@
+package dedup
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/binary"
+	"hash/fnv"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/near"
+)
+
+// siteFact is a Fact with the file it came from.
+type siteFact struct {
+	file string
+	f    *Fact
+}
+
+// readFacts reads the sorted output of `warcdedup map`.
+func readFacts(t *testing.T, path string) []siteFact {
+	in, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var out []siteFact
+	name := ""
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), "\t")
+		b, err := base64.StdEncoding.DecodeString(val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(key, ":") {
+			name, _, _ = strings.Cut(string(b), "\x00")
+			continue
+		}
+		f := new(Fact)
+		if err := f.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, siteFact{name, f})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// pairKey names a replaced record and the record it points at.
+type pairKey struct{ id, kept string }
+
+// TestSitePartitionDifference measures how far a reduce partitioned by
+// site would be from one machine's decisions (and lshCoverage, how many of
+// its cross-site pairs LSH candidates would miss): the pages of each site are
+// judged apart (same-site pairs), then the pages kept there are judged
+// together in the run's order (cross-site pairs); a page replaced by a page
+// its site kept that was itself replaced points at what replaced that one.
+// WARCDEDUP_PARTITION_FACTS names the sorted output of `warcdedup map`;
+// docs/scale.md gives the figures and the commands that make them.
+func TestSitePartitionDifference(t *testing.T) {
+	path := os.Getenv("WARCDEDUP_PARTITION_FACTS")
+	if path == "" {
+		t.Skip("WARCDEDUP_PARTITION_FACTS is not set: no partition measurement")
+	}
+	facts := readFacts(t, path)
+	opts := DefaultOptions()
+	opts.TempDir = t.TempDir()
+
+	// One machine.
+	oneSet := map[pairKey]bool{}
+	d := New(opts)
+	for _, sf := range facts {
+		g := cloneFact(sf.f)
+		dec, err := d.Judge(sf.file, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := pairOf(sf.f, &dec); ok {
+			oneSet[k] = true
+		}
+	}
+	d.Close()
+
+	// Exact duplicates first: the first record of each payload leads, the
+	// others follow it.
+	leader := map[string]*Fact{}
+	var pages []siteFact
+	follow := map[string]string{} // follower ID -> leader ID
+	for _, sf := range facts {
+		f := sf.f
+		if f.cls != clsEligible {
+			continue
+		}
+		if l, ok := leader[f.digest]; ok {
+			if !later(l.date, f.date) && l.computed == f.computed {
+				follow[f.id] = l.id
+			}
+			continue
+		}
+		leader[f.digest] = f
+		if f.page != nil {
+			pages = append(pages, sf)
+		}
+	}
+	// Same-site: each site apart.
+	bySite := map[string][]siteFact{}
+	var order []string
+	for _, sf := range pages {
+		s := sf.f.page.Site
+		if _, ok := bySite[s]; !ok {
+			order = append(order, s)
+		}
+		bySite[s] = append(bySite[s], sf)
+	}
+	same := map[string]string{} // replaced ID -> kept ID
+	siteKept := map[string]bool{}
+	for _, s := range order {
+		d := New(opts)
+		for _, sf := range bySite[s] {
+			dec, err := d.Judge(sf.file, cloneFact(sf.f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dec.act == actNear {
+				same[sf.f.id] = dec.m.kept.id
+			} else {
+				siteKept[sf.f.id] = true
+			}
+		}
+		d.Close()
+	}
+	// Cross-site: what the sites kept, together.
+	cross := map[string]string{}
+	d = New(opts)
+	for _, sf := range pages {
+		if !siteKept[sf.f.id] {
+			continue
+		}
+		dec, err := d.Judge(sf.file, cloneFact(sf.f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dec.act == actNear {
+			cross[sf.f.id] = dec.m.kept.id
+		}
+	}
+	d.Close()
+	target := func(id string) (string, bool) {
+		if k, ok := same[id]; ok {
+			if k2, ok := cross[k]; ok {
+				return k2, true
+			}
+			return k, true
+		}
+		k, ok := cross[id]
+		return k, ok
+	}
+	part := map[pairKey]bool{}
+	for _, sf := range pages {
+		if k, ok := target(sf.f.id); ok {
+			part[pairKey{sf.f.id, k}] = true
+		}
+	}
+	for id, l := range follow {
+		if k, ok := target(l); ok {
+			part[pairKey{id, k}] = true
+		} else {
+			part[pairKey{id, l}] = true
+		}
+	}
+	missing, added := 0, 0
+	kind := func(id string) string {
+		switch {
+		case same[id] != "" && cross[same[id]] != "":
+			return "chain"
+		case same[id] != "":
+			return "same"
+		case cross[id] != "":
+			return "cross"
+		case follow[id] != "":
+			return "follow"
+		}
+		return "kept"
+	}
+	whyMissing, whyAdded := map[string]int{}, map[string]int{}
+	for k := range oneSet {
+		if !part[k] {
+			missing++
+			whyMissing[kind(k.id)]++
+		}
+	}
+	for k := range part {
+		if !oneSet[k] {
+			added++
+			whyAdded[kind(k.id)]++
+		}
+	}
+	t.Logf("pairs missing, by what the partitioned run did: %v; pairs added: %v", whyMissing, whyAdded)
+	t.Logf("%d records; one machine: %d pairs; partitioned by site: %d pairs; %d of one machine's pairs missing (%.2f%%), %d not in it (%.2f%%); %d same-site and %d cross-site revisits in the partitioned run",
+		len(facts), len(oneSet), len(part), missing, 100*float64(missing)/float64(len(oneSet)), added,
+		100*float64(added)/float64(len(oneSet)), len(same), len(cross))
+	lsh := lshCoverage(t, pages, siteKept, cross, len(oneSet))
+	// The design's bound: a partitioned reduce may differ from one machine
+	// on at most 0.5% of its duplicate pairs, with the cross-site round's
+	// candidates from LSH bands.
+	if diff := float64(missing+added+lsh) / float64(max(len(oneSet), 1)); diff > 0.005 {
+		t.Errorf("partitioned by site, with LSH candidates across sites, %.2f%% of one machine's pairs differ, want at most 0.5%%", 100*diff)
+	}
+}
+
+// pairOf is the pair a decision makes, if it replaces the record.
+func pairOf(f *Fact, dec *Decision) (pairKey, bool) {
+	switch dec.act {
+	case actExact:
+		return pairKey{f.id, dec.kept.id}, true
+	case actNear:
+		return pairKey{f.id, dec.m.kept.id}, true
+	}
+	return pairKey{}, false
+}
+
+// cloneFact copies f with its own page: judging sets the page's Ref.
+func cloneFact(f *Fact) *Fact {
+	g := *f
+	if f.page != nil {
+		p := *f.page
+		g.page = &p
+	}
+	return &g
+}
+
+// lshScheme is a MinHash LSH banding: bands of rows minimum hashes each.
+type lshScheme struct{ bands, rows int }
+
+// lshDesign is the banding docs/scale.md proposes for the cross-site round:
+// at the cross-site threshold (0.25) two rows a band keep the chance that a
+// pair shares a band high (1-(1-0.25^2)^32 = 0.87 at Jaccard 0.25, 0.99 at
+// 0.4) with few candidates a page.
+var lshDesign = lshScheme{32, 2}
+
+// lshCoverage measures how many of the exact cross-site round's pairs a
+// round that compares only the pages sharing a MinHash LSH band would find,
+// and what that round costs: the candidate pairs it verifies and its largest
+// bucket. A page's set is the keys of the bag the matcher compares it by
+// (spot signatures, or word bigrams for a page that has no spot signatures,
+// or AF-SpotSigs features), less its site's frame: the signatures in 2 or
+// more and 20% or more of the site's kept pages, as the site round ends.
+func lshCoverage(t *testing.T, pages []siteFact, siteKept map[string]bool, cross map[string]string, onePairs int) (designMissed int) {
+	byID := map[string]*near.Page{}
+	kept := map[string]int{}          // site -> kept pages
+	df := map[string]map[uint64]int{} // site -> key -> kept pages with it
+	for _, sf := range pages {
+		if !siteKept[sf.f.id] {
+			continue
+		}
+		p := sf.f.page
+		byID[sf.f.id] = p
+		kept[p.Site]++
+		if df[p.Site] == nil {
+			df[p.Site] = map[uint64]int{}
+		}
+		for _, b := range lshBags(p) {
+			for _, e := range b {
+				df[p.Site][e.Key]++
+			}
+		}
+	}
+	less := true
+	keys := func(p *near.Page) [][]uint64 {
+		var out [][]uint64
+		for _, b := range lshBags(p) {
+			var ks []uint64
+			for _, e := range b {
+				n := df[p.Site][e.Key]
+				if less && n >= 2 && float64(n) >= 0.2*float64(kept[p.Site]) {
+					continue // the site's frame
+				}
+				ks = append(ks, e.Key)
+			}
+			out = append(out, ks)
+		}
+		return out
+	}
+	// The schemes measured; after {0, 0}, the sites' frames are kept in.
+	for _, sc := range []lshScheme{{16, 1}, {20, 2}, lshDesign, {64, 2}, {28, 4}, {14, 8}, {0, 0}, {20, 2}, lshDesign} {
+		if sc.bands == 0 {
+			less = false
+			t.Logf("the same, the sites' frames kept in:")
+			continue
+		}
+		bands := map[string][]uint64{} // page ID -> band keys
+		buckets := map[uint64]int{}
+		for id, p := range byID {
+			bk := lshBands(keys(p), sc)
+			bands[id] = bk
+			for _, k := range bk {
+				buckets[k]++
+			}
+		}
+		candidates, largest := 0, 0
+		for _, n := range buckets {
+			candidates += n * (n - 1) / 2
+			largest = max(largest, n)
+		}
+		missed := 0
+		for id, k := range cross {
+			if !shareBand(bands[id], bands[k]) {
+				missed++
+			}
+		}
+		if less && sc == lshDesign {
+			designMissed = missed
+		}
+		t.Logf("LSH %2d bands x %d rows: %d of %d cross-site pairs share no band (%.2f%% of one machine's %d pairs); %d site-kept pages, %d candidate pairs (%.1f a page), largest bucket %d",
+			sc.bands, sc.rows, missed, len(cross), 100*float64(missed)/float64(max(onePairs, 1)), onePairs,
+			len(byID), candidates, float64(candidates)/float64(max(len(byID), 1)), largest)
+	}
+	return designMissed
+}
+
+// lshBags are the bags a page may be compared by, one for each family
+// (spot signatures, word bigrams, AF-SpotSigs features), empty if it has
+// none of that family.
+func lshBags(p *near.Page) []features.Bag {
+	return []features.Bag{p.Spots, p.Bigrams, p.AF}
+}
+
+// lshBands returns the band keys of each set in sets (one family each).
+func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
+	var out []uint64
+	mins := make([]uint64, sc.bands*sc.rows)
+	for fam, ks := range sets {
+		if len(ks) == 0 {
+			continue
+		}
+		for i := range mins {
+			mins[i] = ^uint64(0)
+		}
+		for _, k := range ks {
+			for i := range mins {
+				if h := mix64(k ^ uint64(i+1)*0x9e3779b97f4a7c15); h < mins[i] {
+					mins[i] = h
+				}
+			}
+		}
+		for b := 0; b < sc.bands; b++ {
+			h := fnv.New64a()
+			var buf [8]byte
+			binary.LittleEndian.PutUint64(buf[:], uint64(fam<<16|b))
+			h.Write(buf[:])
+			for r := 0; r < sc.rows; r++ {
+				binary.LittleEndian.PutUint64(buf[:], mins[b*sc.rows+r])
+				h.Write(buf[:])
+			}
+			out = append(out, h.Sum64())
+		}
+	}
+	return out
+}
+
+// mix64 is splitmix64's finalizer: a cheap, well-mixed 64-bit hash.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// shareBand says whether two band key lists have a key in common.
+func shareBand(a, b []uint64) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
