@@ -174,18 +174,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// the cap --workers 1 would still keep two CPUs busy.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-			return exitFailure
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-			return exitFailure
-		}
-		defer pprof.StopCPUProfile()
+	defer stopProfile()
+	if code := startProfile(*cpuprofile, stderr); code >= 0 {
+		return code
 	}
 	if code := checkOptions(stderr); code >= 0 {
 		return code
@@ -750,5 +741,37 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 			return exitUsage
 		}
 		return -1
+	}
+}
+
+// profFile is the file of the CPU profile being written, if any.
+var profFile *os.File
+
+// startProfile starts a CPU profile into path ("" for none); it returns
+// an exit code if it cannot, or -1.
+func startProfile(path string, stderr io.Writer) int {
+	if path == "" {
+		return -1
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return exitFailure
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return exitFailure
+	}
+	profFile = f
+	return -1
+}
+
+// stopProfile ends the CPU profile startProfile began, if any.
+func stopProfile() {
+	if profFile != nil {
+		pprof.StopCPUProfile()
+		profFile.Close()
+		profFile = nil
 	}
 }

@@ -65,7 +65,15 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 	fl.SetOutput(io.Discard)
 	check := decisionFlags(fl, o)
 	quiet := fl.Bool("q", false, "print errors only")
-	return fl, check, quiet
+	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this file")
+	// The profile starts once the flags are checked; the step's command
+	// stops it (stopProfile) before it returns.
+	return fl, func(w io.Writer) int {
+		if code := check(w); code >= 0 {
+			return code
+		}
+		return startProfile(*prof, w)
+	}, quiet
 }
 
 // share is a task's share of a step's work when the steps partition it
@@ -130,6 +138,7 @@ The steps of a cluster job are documented in docs/scale.md.
 // runMapCommand is `warcdedup map`: one task's WARC files to fact lines.
 func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := dedup.DefaultOptions()
+	defer stopProfile()
 	fl, check, _ := stepFlags("map", &opts)
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
@@ -218,6 +227,7 @@ stay as it is, keyed by the file, for warcdedup apply.
 // runReduceCommand is `warcdedup reduce`: the run's facts to decisions.
 func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := dedup.DefaultOptions()
+	defer stopProfile()
 	fl, check, quiet := stepFlags("reduce", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for the kept records' references")
 	report := fl.String("report", "", "write the JSON lines report of duplicates and clusters to this file")
@@ -421,6 +431,7 @@ file must be the one that was mapped, at the path given to warcdedup map.
 // runApplyCommand is `warcdedup apply OUTDIR/`: decisions to output files.
 func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := dedup.DefaultOptions()
+	defer stopProfile()
 	fl, check, quiet := stepFlags("apply", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")

@@ -349,3 +349,38 @@ func TestStagedIndexRefused(t *testing.T) {
 		t.Errorf("after the commit: exit %d, %q", code, stderr)
 	}
 }
+
+// TestStepProfile: each step writes a CPU profile with --cpuprofile, and
+// its output is the same as without one.
+func TestStepProfile(t *testing.T) {
+	files := stageFiles(t)
+	dir := t.TempDir()
+	list := strings.Join(files, "\n") + "\n"
+	var plain, profiled, stderr bytes.Buffer
+	if code := runMapCommand([]string{"-q"}, strings.NewReader(list), &plain, &stderr); code != 0 {
+		t.Fatalf("map: exit %d: %s", code, stderr.String())
+	}
+	prof := filepath.Join(dir, "map.prof")
+	if code := runMapCommand([]string{"-q", "--cpuprofile", prof}, strings.NewReader(list), &profiled, &stderr); code != 0 {
+		t.Fatalf("map --cpuprofile: exit %d: %s", code, stderr.String())
+	}
+	if !bytes.Equal(plain.Bytes(), profiled.Bytes()) {
+		t.Error("map wrote other facts with --cpuprofile")
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Fatalf("no profile written: %v", err)
+	}
+	lines := strings.SplitAfter(plain.String(), "\n")
+	slices.Sort(lines)
+	var decisions bytes.Buffer
+	rprof := filepath.Join(dir, "reduce.prof")
+	if code := runReduceCommand([]string{"-q", "--cpuprofile", rprof}, strings.NewReader(strings.Join(lines, "")), &decisions, &stderr); code != 0 {
+		t.Fatalf("reduce --cpuprofile: exit %d: %s", code, stderr.String())
+	}
+	if fi, err := os.Stat(rprof); err != nil || fi.Size() == 0 {
+		t.Fatalf("no reduce profile written: %v", err)
+	}
+	if code := runMapCommand([]string{"--cpuprofile", filepath.Join(dir, "no", "such", "dir", "p")}, strings.NewReader(list), io.Discard, &stderr); code == 0 {
+		t.Error("map with a profile it cannot write: exit 0")
+	}
+}
