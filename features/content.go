@@ -192,22 +192,15 @@ func containerIdx(name []byte) int {
 // (okMaybeItsACandidate, "and" included as there: "sidebar-and-content"). Sidebars of a blog carry whole sentences ("if you
 // find anything interesting here, please link back"), which the paragraph
 // classifier cannot tell from a short post; their names can.
-func unlikelyName(l []byte) bool {
-	for _, ok := range []string{"and", "article", "body", "column", "content", "main", "shadow"} {
-		if bytes.Contains(l, []byte(ok)) {
-			return false
-		}
-	}
-	for _, u := range []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
+func unlikelyName(l []byte) bool { return !okNames.in(l) && unlikelyNames.in(l) }
+
+var (
+	okNames       = newWordSet("and", "article", "body", "column", "content", "main", "shadow")
+	unlikelyNames = newWordSet("-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
 		"disqus", "extra", "footer", "header", "legends", "menu", "related", "remark", "replies", "rss",
 		"shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate",
-		"pagination", "pager", "popup"} {
-		if bytes.Contains(l, []byte(u)) {
-			return true
-		}
-	}
-	return false
-}
+		"pagination", "pager", "popup")
+)
 
 // consentName says whether an element's class and id values (lower case) name a cookie
 // or consent dialog, whose text is never a page's content: trafilatura drops
@@ -238,25 +231,24 @@ func consentName(v []byte) bool {
 		if bytes.HasPrefix(tok, []byte("tag-")) || bytes.HasPrefix(tok, []byte("category-")) {
 			continue
 		}
-		for _, w := range []string{"consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics", "cookiebot"} {
-			if bytes.Contains(tok, []byte(w)) {
-				return true
-			}
+		if consentNames.in(tok) {
+			return true
 		}
 		// A cookie banner, not a page about cookies: a site's cookie
 		// policy is a page of its own (measured: data.gov.uk's
 		// <div id="cookies-policy"> holds the policy page's text).
-		if bytes.Contains(tok, []byte("cookie")) {
-			for _, w := range []string{"banner", "notice", "bar", "popup", "pop-up", "law", "message", "alert",
-				"modal", "overlay", "dialog", "accept", "warning", "notification", "disclaimer"} {
-				if bytes.Contains(tok, []byte(w)) {
-					return true
-				}
-			}
+		if bytes.Contains(tok, []byte("cookie")) && cookieBannerNames.in(tok) {
+			return true
 		}
 	}
 	return false
 }
+
+var (
+	consentNames      = newWordSet("consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics", "cookiebot")
+	cookieBannerNames = newWordSet("banner", "notice", "bar", "popup", "pop-up", "law", "message", "alert",
+		"modal", "overlay", "dialog", "accept", "warning", "notification", "disclaimer")
+)
 
 // An element with the popover attribute is hidden until a script shows it,
 // as a consent dialog is: its text is chrome. Invision forums keep their
@@ -348,14 +340,9 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 // positiveName says whether class and id values (lower case) name the content: some of
 // Readability's positive words (REGEXPS.positive), those that name a story's
 // container rather than any part of a page.
-func positiveName(l []byte) bool {
-	for _, w := range []string{"article", "content", "entry", "main", "post", "story"} {
-		if bytes.Contains(l, []byte(w)) {
-			return true
-		}
-	}
-	return false
-}
+func positiveName(l []byte) bool { return positiveNames.in(l) }
+
+var positiveNames = newWordSet("article", "content", "entry", "main", "post", "story")
 
 // cut ends the current block at the end of the text.
 func (e *Extractor) cut() {

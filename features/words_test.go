@@ -1,0 +1,76 @@
+package features
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveIn is what wordSet.in computes, one bytes.Contains a word.
+func naiveIn(b []byte, words []string) bool {
+	for _, w := range words {
+		if bytes.Contains(b, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWordSet holds wordSet.in to bytes.Contains over every word: on names
+// made of the words' pieces, at the start, the end and across each other,
+// and on class names of real pages.
+func TestWordSet(t *testing.T) {
+	words := []string{"-ad-", "banner", "bar", "pagination", "pager", "rss", "menu", "and", "a"}
+	s := newWordSet(words...)
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"", false}, {"x", false}, {"a", true}, {"ba", true}, {"-ad", true}, {"pag", true},
+		{"pagina", true}, {"nav-pager", true}, {"rs", false}, {"site-rss", true}, {"xbanne", true},
+		{"-ad-slot", true}, {"mainmenu", true}, {"b", false}, {"pr", false}, {"mnu", false},
+	} {
+		if got := s.in([]byte(tc.name)); got != tc.want || got != naiveIn([]byte(tc.name), words) {
+			t.Errorf("in(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Names of the sets the extractor uses, pieced together at random.
+	r := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"side", "bar", "com", "ment", "pag", "ination", "foot", "er", "con", "sent", "-", "_", " ",
+		"ad", "-ad-", "main", "x", "cookie", "notice", "post", "entry", "story", "header", "ban", "ner", "gd", "pr"}
+	sets := []struct {
+		s     *wordSet
+		words []string
+	}{
+		{okNames, []string{"and", "article", "body", "column", "content", "main", "shadow"}},
+		{unlikelyNames, []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
+			"disqus", "extra", "footer", "header", "legends", "menu", "related", "remark", "replies", "rss",
+			"shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate",
+			"pagination", "pager", "popup"}},
+		{consentNames, []string{"consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics", "cookiebot"}},
+		{positiveNames, []string{"article", "content", "entry", "main", "post", "story"}},
+	}
+	for i := 0; i < 20000; i++ {
+		var b []byte
+		for n := r.IntN(6); n >= 0; n-- {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		for _, st := range sets {
+			if got, want := st.s.in(b), naiveIn(b, st.words); got != want {
+				t.Fatalf("in(%q) = %v, bytes.Contains says %v", b, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkNames(b *testing.B) {
+	names := [][]byte{[]byte("filtering-and-pagination_product-column__znbht "), []byte("col-md-8 col-sm-12 "),
+		[]byte("wp-block-group is-layout-flow "), []byte("site-header__inner container "), []byte("post-12345 type-post status-publish ")}
+	for b.Loop() {
+		for _, n := range names {
+			unlikelyName(n)
+			consentName(n)
+			positiveName(n)
+		}
+	}
+}
