@@ -215,6 +215,11 @@ var (
 // recipe listing and a recipe page shared 106 signatures of OneTrust's
 // text, Jaccard 0.46).
 func consentName(v []byte) bool {
+	// No word spans white space: a name none of whose words is anywhere in
+	// v has no token to look at, and most have none.
+	if !consentNames.in(v) && !bytes.Contains(v, []byte("cookie")) {
+		return false
+	}
 	for len(v) > 0 {
 		var tok []byte
 		v = bytes.TrimLeft(v, " \t\r\n\f")

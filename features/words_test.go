@@ -74,3 +74,25 @@ func BenchmarkNames(b *testing.B) {
 		}
 	}
 }
+
+// TestConsentName: class and id names of consent dialogs and cookie
+// banners, not a WordPress post's tags or a cookie policy page.
+func TestConsentName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"onetrust-banner-sdk otFlat", true},
+		{"cmp-consent-layer", true},
+		{"site-cookie-notice fixed", true},
+		{"cookies-policy", false},
+		{"post tag-cookie-recipes category-gdpr-news", false},
+		{"tag-cookie-notice consent-box", true},
+		{"entry-content", false},
+		{"", false},
+	} {
+		if got := consentName([]byte(tc.name)); got != tc.want {
+			t.Errorf("consentName(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
