@@ -168,12 +168,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warcdedup: --workers %d: want 0 (all CPUs) or more\n", cfg.opts.Workers)
 		return exitUsage
 	}
-	if n := cfg.opts.Workers; n > 0 {
-		// --workers is a CPU budget, as a batch job on a shared machine needs:
-		// reading, analysing and writing are concurrent stages, and without
-		// the cap --workers 1 would still keep two CPUs busy.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
-	}
+	defer cpuBudget(cfg.opts.Workers)()
 	defer stopProfile()
 	if code := startProfile(*cpuprofile, stderr); code >= 0 {
 		return code
@@ -774,4 +769,17 @@ func stopProfile() {
 		profFile.Close()
 		profFile = nil
 	}
+}
+
+// cpuBudget makes --workers N a CPU budget, as a batch job on a shared
+// machine (a Slurm task's --cpus-per-task, a YARN container's vcores)
+// needs: reading, analysing and writing are concurrent stages, and without
+// the cap --workers 1 would still keep two CPUs busy. It returns the
+// function that restores the previous setting; n <= 0 leaves it.
+func cpuBudget(n int) (restore func()) {
+	if n <= 0 {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
 }

@@ -153,9 +153,13 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err := sh.check(); err != nil {
 		return usageError(stderr, err.Error())
 	}
+	if opts.Workers < 0 {
+		return usageError(stderr, fmt.Sprintf("--workers %d: want 0 (all CPUs) or more", opts.Workers))
+	}
 	if code := check(stderr); code >= 0 {
 		return code
 	}
+	defer cpuBudget(opts.Workers)()
 	set := settings(opts)
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	sc := bufio.NewScanner(stdin)

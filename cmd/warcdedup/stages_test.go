@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -382,5 +383,27 @@ func TestStepProfile(t *testing.T) {
 	}
 	if code := runMapCommand([]string{"--cpuprofile", filepath.Join(dir, "no", "such", "dir", "p")}, strings.NewReader(list), io.Discard, &stderr); code == 0 {
 		t.Error("map with a profile it cannot write: exit 0")
+	}
+}
+
+// TestCPUBudget: --workers N caps the CPUs a run or map task uses (Go's
+// GOMAXPROCS) while it runs, and a negative budget is a usage error.
+func TestCPUBudget(t *testing.T) {
+	prev := runtime.GOMAXPROCS(0)
+	restore := cpuBudget(1)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("cpuBudget(1): GOMAXPROCS %d, want 1", got)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != prev {
+		t.Errorf("after restore: GOMAXPROCS %d, want %d", got, prev)
+	}
+	cpuBudget(0)()
+	if got := runtime.GOMAXPROCS(0); got != prev {
+		t.Errorf("cpuBudget(0) changed GOMAXPROCS to %d", got)
+	}
+	var stderr bytes.Buffer
+	if code := runMapCommand([]string{"--workers", "-1"}, strings.NewReader(""), io.Discard, &stderr); code != exitUsage {
+		t.Errorf("map --workers -1: exit %d, want %d (%s)", code, exitUsage, stderr.String())
 	}
 }
