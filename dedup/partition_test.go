@@ -344,7 +344,7 @@ func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
 		}
 		for _, k := range ks {
 			for i := range mins {
-				if h := mix64(k ^ uint64(i+1)*0x9e3779b97f4a7c15); h < mins[i] {
+				if h := features.Mix(k ^ uint64(i+1)*0x9e3779b97f4a7c15); h < mins[i] {
 					mins[i] = h
 				}
 			}
@@ -362,15 +362,6 @@ func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
 		}
 	}
 	return out
-}
-
-// mix64 is splitmix64's finalizer: a cheap, well-mixed 64-bit hash.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // shareBand says whether two band key lists have a key in common.
