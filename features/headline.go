@@ -175,9 +175,10 @@ func trimText(t []byte) []byte {
 // grandparent's) that read as prose and are not furniture, link lists or
 // headings. With the headline they must hold fallbackMinWords words. Of
 // several headlines the last one with a story wins: a site's name in its
-// masthead matches the title too, and comes first. It returns the headline,
-// the end of its story's container and the end of its grandparent's, as
-// block indexes, or h = -1.
+// masthead matches the title too, and comes first; a side box's heading
+// that an earlier headline contains does not count (sideHeadline). It
+// returns the headline, the end of its story's container and the end of
+// its grandparent's, as block indexes, or h = -1.
 func (e *Extractor) anchored(bs []block, st []blockStat) (h, end, outer int) {
 	e.idx = e.headlines(bs, e.idx[:0])
 	for k := len(e.idx) - 1; k >= 0; k-- {
