@@ -35,6 +35,7 @@ type block struct {
 	title      bool  // text of the <title> element
 	inMain     bool  // text inside the page's <main> or role="main" element
 	regionOut  bool  // text inside an element the main region leaves out (regionOutTag, regionOutRole)
+	code       bool  // text inside <pre>: a program or a listing (see revise)
 	// Container nesting (see nest): depth of the block's text, and the
 	// shallowest depth since the text before it.
 	depth, low int32
@@ -117,6 +118,7 @@ type blockState struct {
 	cur               block
 	inLink            bool
 	headDepth, chrome int
+	preDepth          int
 	// Containers whose class or id names page furniture (unlikely): depth of
 	// each container element, and the one open unlikely region, if any.
 	depth    [len(containers)]int
@@ -394,6 +396,10 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 		e.cut()
 		e.bs.regionOut = max(e.bs.regionOut+d, 0)
 		return
+	case string(name) == "pre":
+		e.cut()
+		e.bs.preDepth = max(e.bs.preDepth+d, 0)
+		return
 	case isBlockTag(name):
 		e.cut()
 	}
@@ -420,6 +426,9 @@ func (e *Extractor) blockText(n0 int) {
 	}
 	if e.bs.headDepth > 0 {
 		b.heading = true
+	}
+	if e.bs.preDepth > 0 {
+		b.code = true
 	}
 	if e.bs.chrome > 0 || e.bs.consent.on {
 		b.chrome = true
@@ -892,6 +901,15 @@ func revise(bs []block, all []uint8, idx []int, strict bool) []int {
 				break
 			}
 			dist += int(bs[idx[j]].end - bs[idx[j]].start)
+		}
+	}
+	// A program or listing in <pre> has no stopwords to read as prose, but
+	// between paragraphs of a document it is the document's (a manual's
+	// examples): it is judged by its neighbours, as a short block is.
+	for k := range n {
+		b := &bs[idx[k]]
+		if b.code && cls(k) == clsBad && !b.furniture(strict) && float64(b.link) <= maxLinkDensity*float64(b.end-b.start) {
+			set(k, clsShort)
 		}
 	}
 	// Runs of short blocks, judged from the non-short blocks around them.

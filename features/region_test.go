@@ -179,3 +179,31 @@ func checkWords(t *testing.T, text string, want, wantNot []string) {
 		}
 	}
 }
+
+// TestCodeBlocks: a program in <pre> between a document's paragraphs is
+// the document's, though it has no stopwords; one among links, or in page
+// furniture, is not.
+func TestCodeBlocks(t *testing.T) {
+	code := `<pre><code>const response = await fetch(url);
+if (!response.ok) { throw new Error(response.status); }
+const json = await response.json();</code></pre>`
+	menu := `<ul><li><a href="/">Home</a></li><li><a href="/docs">Docs</a></li><li><a href="/api">API</a></li></ul>`
+	tests := []struct {
+		name       string
+		page       string
+		want, drop []string
+	}{
+		{"between two paragraphs of a manual",
+			`<body>` + menu + `<div class="doc">` + storyPara + code + storyPara + `</div>` + menu + `</body>`,
+			[]string{"fetch", "response", "council"}, nil},
+		{"after the last paragraph, before the links",
+			`<body>` + menu + `<div class="doc">` + storyPara + `</div>` + menu + code + menu + `</body>`,
+			[]string{"council"}, []string{"fetch"}},
+		{"in a footer",
+			`<body>` + menu + `<div class="doc">` + storyPara + `<footer>` + code + `</footer>` + storyPara + `</div>` + menu + `</body>`,
+			[]string{"council"}, []string{"fetch"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { checkMainText(t, tc.page, tc.want, tc.drop) })
+	}
+}
