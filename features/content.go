@@ -513,6 +513,7 @@ func (e *Extractor) mainText() bool {
 		clear(cls) // nothing good
 	}
 	e.mainRegion(bs, st, cls)
+	e.siblings(bs, st, cls)
 	// Filter the words in place.
 	out := ws[:0]
 	bi := 0
@@ -1098,6 +1099,42 @@ func (e *Extractor) mainRegion(bs []block, st []blockStat, cls []uint8) {
 			cls[i] = clsGood
 		} else {
 			cls[i] = clsBad
+		}
+	}
+}
+
+// place is where a block stands: the depth of nesting of its text and the
+// depth of the container it opens (block.depth, block.low).
+type place struct{ depth, low int32 }
+
+// siblings makes good the short prose blocks that stand where two or more
+// good blocks stand: at the same depth of nesting, opening a container at
+// the same depth. The posts of a thread and the entries of a listing are
+// sibling containers of one kind; a one-line post among usernames and
+// dates is too short for jusText's classes, but it stands where the long
+// posts stand. One good block at a place is a story's first paragraph,
+// which says nothing of the blocks elsewhere at its depth.
+func (e *Extractor) siblings(bs []block, st []blockStat, cls []uint8) {
+	if e.places == nil {
+		e.places = map[place]int32{}
+	}
+	good := e.places
+	clear(good)
+	for i, c := range cls {
+		if c == clsGood && bs[i].low < bs[i].depth {
+			good[place{bs[i].depth, bs[i].low}]++
+		}
+	}
+	if len(good) == 0 {
+		return
+	}
+	for i := range bs {
+		b := &bs[i]
+		if cls[i] == clsGood || st[i].words < 3 || b.heading || b.furniture(true) || b.link > 0 || !prose(st[i]) {
+			continue
+		}
+		if good[place{b.depth, b.low}] >= 2 {
+			cls[i] = clsGood
 		}
 	}
 }

@@ -55,6 +55,7 @@ type Extractor struct {
 	// the script being skipped is JSON-LD.
 	shop, ldJSON bool
 	fw           map[uint64]int32 // word counts, then the page's function words (pageStops)
+	places       map[place]int32  // good blocks opening a container at each place (siblings)
 	fwTop        []fwCount
 	qbuf         []byte
 	qoff         []int32

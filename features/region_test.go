@@ -207,3 +207,25 @@ const json = await response.json();</code></pre>`
 		t.Run(tc.name, func(t *testing.T) { checkMainText(t, tc.page, tc.want, tc.drop) })
 	}
 }
+
+// TestSiblingPosts: a thread's one-line posts stand where its long posts
+// stand (the same nesting, each opening a post container), so they are
+// text though too short for jusText's classes; a one-line blurb elsewhere
+// is not, nor is a short block beside a story's single first paragraph.
+func TestSiblingPosts(t *testing.T) {
+	post := func(user, text string) string {
+		return `<article class="message"><div class="user"><a href="/u/` + user + `">` + user + `</a><span>Member</span></div>` +
+			`<div class="body"><div class="wrap"><p>` + text + `</p></div></div><div class="bar"><a href="#">Like</a> <a href="#">Reply</a></div></article>`
+	}
+	long1 := "You and your closest friends have been chosen by a twist of fate to prevent the end of the world, and you are sent on an adventure to gather the melodies that will save it from what is coming."
+	long2 := "If you do not find the powers you hoped for on the way, you can always make do with what you have, and with the people who came with you from the start of the journey."
+	menu := `<ul><li><a href="/">Forums</a></li><li><a href="/new">New posts</a></li><li><a href="/search">Search</a></li></ul>`
+	thread := `<body>` + menu + `<div class="thread">` + post("tissuebox", long1) + post("bassforever", "I can not comprehend the form of this thread at all.") +
+		post("poltergust", long2) + post("manbig", "My friends and I do not pray, so we are done for.") + `</div>` +
+		`<div class="side"><div class="box"><span>Tip: you can follow a thread to get an email when it is answered.</span></div></div>` + menu + `</body>`
+	checkMainText(t, thread, []string{"melodies", "comprehend", "pray"}, []string{"tip", "follow"})
+	// One good block at its place: a news story's first paragraph.
+	story := `<body>` + menu + `<div class="story"><div class="lead"><p>` + long1 + `</p></div><p>` + long2 + `</p></div>` +
+		menu + menu + `<div class="promo"><div class="lead"><p>Sign up and we will send you the week.</p></div></div>` + menu + `</body>`
+	checkMainText(t, story, []string{"melodies", "powers"}, []string{"sign", "week"})
+}
