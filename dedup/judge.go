@@ -210,22 +210,9 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		if f.page.OK() {
 			r.entity = f.entity
 		}
-		var m match
-		found := false
-		if f.page.OK() {
-			m.Match, found = d.nearIdx().Match(f.page)
-		}
-		if found {
-			if err := d.resolve(&m); err != nil {
-				return dec, err
-			}
-			if later(m.kept.date, r.date) {
-				d.Stats.LaterKept++
-				found = false
-			} else if m.kept.seed && m.kept.id == r.id && r.id != "" {
-				d.Stats.AlreadyKept++
-				found = false
-			}
+		m, found, err := d.nearMatch(f, r.date)
+		if err != nil {
+			return dec, err
 		}
 		if found && m.Contain == near.NotContained {
 			return d.judgeNear(name, f, dec, r, m)
@@ -254,6 +241,29 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 	d.Stats.BytesSaved += f.length
 	d.Stats.add(&d.Stats.Out, "revisit")
 	return dec, nil
+}
+
+// nearMatch finds the kept page the page of f (captured at date) is a near
+// duplicate of, or containment of, if any.
+func (d *Deduper) nearMatch(f *Fact, date string) (m match, found bool, err error) {
+	if !f.page.OK() {
+		return m, false, nil
+	}
+	if m.Match, found = d.nearIdx().Match(f.page); !found {
+		return m, false, nil
+	}
+	if err := d.resolve(&m); err != nil {
+		return m, false, err
+	}
+	if later(m.kept.date, date) {
+		d.Stats.LaterKept++
+		return m, false, nil
+	}
+	if m.kept.seed && m.kept.id == f.id && f.id != "" {
+		d.Stats.AlreadyKept++
+		return m, false, nil
+	}
+	return m, true, nil
 }
 
 // judgeNear decides over a near duplicate: a revisit record, or the record

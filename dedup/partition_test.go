@@ -1,56 +1,11 @@
 package dedup
 
 import (
-	"bufio"
-	"encoding/base64"
-	"encoding/binary"
-	"hash/fnv"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/warcdedup/warcdedup/features"
 	"github.com/warcdedup/warcdedup/near"
 )
-
-// siteFact is a Fact with the file it came from.
-type siteFact struct {
-	file string
-	f    *Fact
-}
-
-// readFacts reads the sorted output of `warcdedup map`.
-func readFacts(t *testing.T, path string) []siteFact {
-	in, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var out []siteFact
-	name := ""
-	for sc.Scan() {
-		key, val, _ := strings.Cut(sc.Text(), "\t")
-		b, err := base64.StdEncoding.DecodeString(val)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(key, ":") {
-			name, _, _ = strings.Cut(string(b), "\x00")
-			continue
-		}
-		f := new(Fact)
-		if err := f.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, siteFact{name, f})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // pairKey names a replaced record and the record it points at.
 type pairKey struct{ id, kept string }
@@ -64,33 +19,13 @@ type pairKey struct{ id, kept string }
 // WARCDEDUP_PARTITION_FACTS names the sorted output of `warcdedup map`;
 // docs/scale.md gives the figures and the commands that make them.
 func TestSitePartitionDifference(t *testing.T) {
-	path := os.Getenv("WARCDEDUP_PARTITION_FACTS")
-	if path == "" {
-		t.Skip("WARCDEDUP_PARTITION_FACTS is not set: no partition measurement")
-	}
-	facts := readFacts(t, path)
-	opts := DefaultOptions()
-	opts.TempDir = t.TempDir()
-
-	// One machine.
-	oneSet := map[pairKey]bool{}
-	d := New(opts)
-	for _, sf := range facts {
-		g := cloneFact(sf.f)
-		dec, err := d.Judge(sf.file, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k, ok := pairOf(sf.f, &dec); ok {
-			oneSet[k] = true
-		}
-	}
-	d.Close()
+	facts, opts := partitionFacts(t)
+	oneSet, _ := onePairs(t, opts, facts)
 
 	// Exact duplicates first: the first record of each payload leads, the
 	// others follow it.
 	leader := map[string]*Fact{}
-	var pages []siteFact
+	var pages []keyedFact
 	follow := map[string]string{} // follower ID -> leader ID
 	for _, sf := range facts {
 		f := sf.f
@@ -109,7 +44,7 @@ func TestSitePartitionDifference(t *testing.T) {
 		}
 	}
 	// Same-site: each site apart.
-	bySite := map[string][]siteFact{}
+	bySite := map[string][]keyedFact{}
 	var order []string
 	for _, sf := range pages {
 		s := sf.f.page.Site
@@ -137,7 +72,7 @@ func TestSitePartitionDifference(t *testing.T) {
 	}
 	// Cross-site: what the sites kept, together.
 	cross := map[string]string{}
-	d = New(opts)
+	d := New(opts)
 	for _, sf := range pages {
 		if !siteKept[sf.f.id] {
 			continue
@@ -235,14 +170,8 @@ func cloneFact(f *Fact) *Fact {
 	return &g
 }
 
-// lshScheme is a MinHash LSH banding: bands of rows minimum hashes each.
-type lshScheme struct{ bands, rows int }
-
-// lshDesign is the banding docs/scale.md proposes for the cross-site round:
-// at the cross-site threshold (0.25) two rows a band keep the chance that a
-// pair shares a band high (1-(1-0.25^2)^32 = 0.87 at Jaccard 0.25, 0.99 at
-// 0.4) with few candidates a page.
-var lshDesign = lshScheme{32, 2}
+// lshDesign is the banding the bands round uses (lshRounds).
+var lshDesign = lshRounds
 
 // lshCoverage measures how many of the exact cross-site round's pairs a
 // round that compares only the pages sharing a MinHash LSH band would find,
@@ -251,7 +180,7 @@ var lshDesign = lshScheme{32, 2}
 // (spot signatures, or word bigrams for a page that has no spot signatures,
 // or AF-SpotSigs features), less its site's frame: the signatures in 2 or
 // more and 20% or more of the site's kept pages, as the site round ends.
-func lshCoverage(t *testing.T, pages []siteFact, siteKept map[string]bool, cross map[string]string, onePairs int) (designMissed int) {
+func lshCoverage(t *testing.T, pages []keyedFact, siteKept map[string]bool, cross map[string]string, onePairs int) (designMissed int) {
 	byID := map[string]*near.Page{}
 	kept := map[string]int{}          // site -> kept pages
 	df := map[string]map[uint64]int{} // site -> key -> kept pages with it
@@ -329,39 +258,6 @@ func lshCoverage(t *testing.T, pages []siteFact, siteKept map[string]bool, cross
 // none of that family.
 func lshBags(p *near.Page) []features.Bag {
 	return []features.Bag{p.Spots, p.Bigrams, p.AF}
-}
-
-// lshBands returns the band keys of each set in sets (one family each).
-func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
-	var out []uint64
-	mins := make([]uint64, sc.bands*sc.rows)
-	for fam, ks := range sets {
-		if len(ks) == 0 {
-			continue
-		}
-		for i := range mins {
-			mins[i] = ^uint64(0)
-		}
-		for _, k := range ks {
-			for i := range mins {
-				if h := features.Mix(k ^ uint64(i+1)*0x9e3779b97f4a7c15); h < mins[i] {
-					mins[i] = h
-				}
-			}
-		}
-		for b := 0; b < sc.bands; b++ {
-			h := fnv.New64a()
-			var buf [8]byte
-			binary.LittleEndian.PutUint64(buf[:], uint64(fam<<16|b))
-			h.Write(buf[:])
-			for r := 0; r < sc.rows; r++ {
-				binary.LittleEndian.PutUint64(buf[:], mins[b*sc.rows+r])
-				h.Write(buf[:])
-			}
-			out = append(out, h.Sum64())
-		}
-	}
-	return out
 }
 
 // shareBand says whether two band key lists have a key in common.

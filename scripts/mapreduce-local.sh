@@ -5,7 +5,12 @@
 # files whose key hashes to them. It writes what `warcdedup IN... OUTDIR/`
 # writes.
 #
-#   scripts/mapreduce-local.sh [-t APPLY_TASKS] IN.warc.gz... OUTDIR/
+#   scripts/mapreduce-local.sh [-r] [-t TASKS] IN.warc.gz... OUTDIR/
+#
+# With -r the reduce runs as the partitioned rounds (warcdedup reduce
+# --round, docs/scale.md), each round's lines split among TASKS reduce
+# tasks by their group, as an engine's partitioner splits them; TASKS is
+# also the number of apply tasks.
 #
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
 # WARCDEDUP_FLAGS, flags given to every step (the same for all three);
@@ -14,12 +19,22 @@
 set -euo pipefail
 
 tasks=3
-if [[ ${1:-} == -t ]]; then
-	tasks=$2
-	shift 2
-fi
+rounds=0
+while (($# > 0)); do
+	case $1 in
+	-t)
+		tasks=$2
+		shift 2
+		;;
+	-r)
+		rounds=1
+		shift
+		;;
+	*) break ;;
+	esac
+done
 if (($# < 2)); then
-	echo "usage: $0 [-t APPLY_TASKS] IN.warc.gz... OUTDIR/" >&2
+	echo "usage: $0 [-r] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
 	exit 2
 fi
 bin=${WARCDEDUP:-warcdedup}
@@ -33,26 +48,63 @@ trap 'rm -rf "$work"' EXIT
 
 # Map: one task per file, all at once; each is handed its position in the
 # list, as Hadoop's NLineInputFormat hands a line's offset.
+mapflags=()
+((rounds)) && mapflags=(--rounds)
 pids=()
 for i in "${!ins[@]}"; do
-	printf '%d\t%s\n' "$i" "${ins[$i]}" | "$bin" map -q "${flags[@]}" >"$work/map-$i" &
+	printf '%d\t%s\n' "$i" "${ins[$i]}" | "$bin" map -q "${mapflags[@]}" "${flags[@]}" >"$work/map-$i" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do
 	wait "$p"
 done
 
-# Shuffle and reduce: every fact, sorted by key, to one task.
-LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" "${index[@]}" >"$work/decisions"
+# partition PREFIX FILE...: the lines of FILE... to PREFIX-0 ... PREFIX-(n-1)
+# by a hash of their group (the key up to its first space), as an engine's
+# partitioner sends each group whole to one task.
+partition() {
+	local prefix=$1
+	shift
+	awk -F '\t' -v n="$tasks" -v prefix="$prefix" '
+		{
+			g = $1
+			sub(/ .*/, "", g)
+			if (!(g in part)) {
+				h = 0
+				for (i = 1; i <= length(g); i++) h = (h * 31 + index("0123456789abcdefghijklmnopqrstuvwxyz-.:", tolower(substr(g, i, 1)))) % 1000003
+				part[g] = h % n
+			}
+			print > (prefix "-" part[g])
+		}' "$@"
+}
+
+if ((rounds)); then
+	# The rounds: each a shuffle (partition, then sort in each task) and
+	# its reduce tasks.
+	cur=("$work"/map-*)
+	for round in exact site bands join verify resolve; do
+		partition "$work/$round-in" "${cur[@]}"
+		rm -f "${cur[@]}"
+		pids=()
+		for f in "$work/$round-in"-*; do
+			[[ -e $f ]] || continue
+			LC_ALL=C sort -S 10% -T "$work" "$f" | "$bin" reduce -q --round "$round" "${flags[@]}" >"${f/-in-/-out-}" &
+			pids+=($!)
+		done
+		for p in "${pids[@]}"; do
+			wait "$p"
+		done
+		rm -f "$work/$round-in"-*
+		cur=("$work/$round-out"-*)
+	done
+	cat "${cur[@]}" >"$work/decisions"
+else
+	# Shuffle and reduce: every fact, sorted by key, to one task.
+	LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" "${index[@]}" >"$work/decisions"
+fi
 
 # Shuffle to the apply tasks: a file's lines go to the task its key hashes to.
-awk -F '\t' -v n="$tasks" -v dir="$work" '
-	!($1 in part) {
-		h = 0
-		for (i = 1; i <= length($1); i++) h = (h * 31 + index("0123456789abcdef-.:", substr($1, i, 1))) % 1000003
-		part[$1] = h % n
-	}
-	{ print > (dir "/apply-" part[$1]) }' "$work/decisions"
+partition "$work/apply" "$work/decisions"
 mkdir -p "$out"
 pids=()
 for f in "$work"/apply-*; do

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"errors"
@@ -142,6 +143,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fl, check, _ := stepFlags("map", &opts)
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
+	rounds := fl.Bool("rounds", false, "write the lines of the partitioned rounds (reduce --round), not of the one-task reduce")
 	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, mapUsage)
 	if code >= 0 {
@@ -184,12 +186,23 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 			return exitFailure
 		}
 		key := runKey(path, pos)
-		head := []byte(path + "\x00" + set)
-		fmt.Fprintf(out, "%s:\t%s\n", key, b64.EncodeToString(head))
+		if !*rounds {
+			head := []byte(path + "\x00" + set)
+			fmt.Fprintf(out, "%s:\t%s\n", key, b64.EncodeToString(head))
+		}
 		o := opts
 		o.Warn = func(err error) { fmt.Fprintf(stderr, "warcdedup map: damaged input carried over unchanged: %v\n", err) }
 		d := dedup.New(o)
+		records := int64(0)
 		err = d.Map(f, path, func(fc *dedup.Fact) error {
+			records++
+			if *rounds {
+				return dedup.RoundFacts(recordKey(key, fc.Offset), fc, func(l dedup.Line) error {
+					line = appendLine(line[:0], l)
+					_, err := out.Write(line)
+					return err
+				})
+			}
 			b, err := fc.AppendBinary(nil)
 			if err != nil {
 				return err
@@ -203,6 +216,11 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		})
 		f.Close()
 		d.Close()
+		if err == nil && *rounds {
+			// The file's line, for apply, once its records are counted.
+			line = appendLine(line[:0], dedup.Line{Key: key, Val: dedup.FileLine(records, path, set)})
+			_, err = out.Write(line)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
 			return exitFailure
@@ -237,6 +255,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	report := fl.String("report", "", "write the JSON lines report of duplicates and clusters to this file")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index kept, and stage what this job keeps there (warcdedup index commit DIR adds it, once every output is written)")
 	force := fl.Bool("force", false, "overwrite the report if it exists")
+	round := fl.String("round", "", "run one of the partitioned rounds ("+strings.Join(dedup.RoundNames, ", ")+") over the lines of warcdedup map --rounds or of the round before")
 	files, code := parseStep(fl, args, stdout, stderr, reduceUsage)
 	if code >= 0 {
 		return code
@@ -244,8 +263,14 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(files) > 0 {
 		return usageError(stderr, "reduce reads fact lines on standard input")
 	}
+	if *round != "" && (*report != "" || *indexDir != "") {
+		return usageError(stderr, "--report and --index are of the one-task reduce, not of --round")
+	}
 	if code := check(stderr); code >= 0 {
 		return code
+	}
+	if *round != "" {
+		return runRound(*round, opts, *quiet, stdin, stdout, stderr)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce: "+format+"\n", a...)
@@ -303,19 +328,12 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	dupIDs := 0
 	for {
-		l, err := in.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			line = append(line[:0], l...)
-			for err == bufio.ErrBufferFull {
-				l, err = in.ReadSlice('\n')
-				line = append(line, l...)
-			}
-			l = line
-		}
-		if err == io.EOF && len(l) == 0 {
+		l, storage, err := readLine(in, line)
+		line = storage
+		if err == io.EOF {
 			break
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return fail("reading the facts: %v", err)
 		}
 		n++
@@ -327,6 +345,9 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return fail("line %d: key %s after %s: the facts are not sorted by key (LC_ALL=C sort)", n, key, prev)
 		}
 		prev = key
+		if !fileKeyed(key) || !strings.Contains(key, ":") {
+			return fail("line %d: not a fact of warcdedup map (key %.40s): the lines of map --rounds go to reduce --round", n, key)
+		}
 		buf, err = b64.AppendDecode(buf[:0], []byte(val))
 		if err != nil {
 			return fail("line %d: %v", n, err)
@@ -474,6 +495,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		file, name string
 		records    int64 = -1
 		decs       []*dedup.Decision
+		repeats    = map[int64]uint32{} // from the rounds' exact round
 		n, done    int
 	)
 	start := time.Now()
@@ -485,6 +507,12 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return fmt.Errorf("decisions for %s without the file's line", file)
 		}
 		slices.SortFunc(decs, func(a, b *dedup.Decision) int { return cmp.Compare(a.Offset, b.Offset) })
+		for _, dec := range decs {
+			if c, ok := repeats[dec.Offset]; ok {
+				dec.SetRepeat(c)
+			}
+		}
+		clear(repeats)
 		err := applyFile(opts, name, filepath.Join(outDir, filepath.Base(name)), *compressFlag, *force, records, decs, reg, stdout)
 		done++
 		file, name, records, decs = "", "", -1, decs[:0]
@@ -510,12 +538,16 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return fail("line %d: %v", n, err)
 		}
 		switch val[0] {
-		case 'F':
-			c, p, _ := strings.Cut(string(b), "\x00")
-			if records, err = strconv.ParseInt(c, 10, 64); err != nil || p == "" {
-				return fail("line %d: not a file's line", n)
+		case dedup.ValFile:
+			if records, name, _, err = dedup.ParseFileLine(append([]byte{val[0]}, b...)); err != nil {
+				return fail("line %d: %v", n, err)
 			}
-			name = p
+		case dedup.ValRepeat:
+			off, c, err := dedup.ParseRepeat(append([]byte{val[0]}, b...))
+			if err != nil {
+				return fail("line %d: %v", n, err)
+			}
+			repeats[off] = c
 		case 'D':
 			dec := new(dedup.Decision)
 			if err := dec.UnmarshalBinary(b); err != nil {
@@ -584,4 +616,121 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 		return err
 	}
 	return w.finish()
+}
+
+// appendLine appends a line between steps to dst: the key, a tab and the
+// value in base64; the value of a line keyed by a file (for apply) keeps
+// its first byte, the kind of line, as it is.
+func appendLine(dst []byte, l dedup.Line) []byte {
+	dst = append(dst, l.Key...)
+	dst = append(dst, '\t')
+	if fileKeyed(l.Key) && len(l.Val) > 0 {
+		dst = append(dst, l.Val[0])
+		dst = b64.AppendEncode(dst, l.Val[1:])
+	} else {
+		dst = b64.AppendEncode(dst, l.Val)
+	}
+	return append(dst, '\n')
+}
+
+// fileKeyed says whether a key is a file's (runKey): apply's lines.
+func fileKeyed(key string) bool { return key != "" && key[0] >= '0' && key[0] <= '9' }
+
+// parseLine reads a line written by appendLine (without its newline).
+func parseLine(text []byte, buf []byte) (dedup.Line, []byte, error) {
+	i := bytes.IndexByte(text, '\t')
+	if i <= 0 {
+		return dedup.Line{}, buf, errors.New("no key<TAB>value")
+	}
+	key, val := string(text[:i]), text[i+1:]
+	if fileKeyed(key) && strings.IndexByte(key, ':') >= 0 {
+		return dedup.Line{}, buf, fmt.Errorf("a record's facts (key %.40s): the rounds read the lines of warcdedup map --rounds", key)
+	}
+	buf = buf[:0]
+	if fileKeyed(key) && len(val) > 0 {
+		buf = append(buf, val[0])
+		val = val[1:]
+	}
+	buf, err := b64.AppendDecode(buf, val)
+	if err != nil {
+		return dedup.Line{}, buf, err
+	}
+	return dedup.Line{Key: key, Val: buf}, buf, nil
+}
+
+// runRound is `warcdedup reduce --round NAME`: one task of a round.
+func runRound(name string, opts dedup.Options, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "warcdedup reduce --round %s: "+format+"\n", append([]any{name}, a...)...)
+		return exitFailure
+	}
+	r, err := dedup.NewRound(name, opts)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	r.Settings = settings(opts)
+	out := bufio.NewWriterSize(stdout, 1<<20)
+	in := bufio.NewReaderSize(stdin, 1<<20)
+	var (
+		buf, obuf, long []byte
+		n, written      int
+	)
+	emit := func(l dedup.Line) error {
+		written++
+		obuf = appendLine(obuf[:0], l)
+		_, err := out.Write(obuf)
+		return err
+	}
+	for {
+		l, storage, err := readLine(in, long)
+		long = storage
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail("reading the lines: %v", err)
+		}
+		n++
+		var line dedup.Line
+		if line, buf, err = parseLine(bytes.TrimSuffix(l, []byte("\n")), buf); err != nil {
+			return fail("line %d: %v", n, err)
+		}
+		if err := r.Add(line, emit); err != nil {
+			var se *dedup.SettingsError
+			if errors.As(err, &se) {
+				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
+				return exitUsage
+			}
+			return fail("line %d: %v", n, err)
+		}
+	}
+	if err := r.Flush(emit); err != nil {
+		return fail("%v", err)
+	}
+	if err := out.Flush(); err != nil {
+		return fail("%v", err)
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "warcdedup reduce --round %s: %d lines in, %d out\n", name, n, written)
+	}
+	return exitOK
+}
+
+// readLine returns the next line of in, in long's storage when it is longer
+// than in's buffer, and io.EOF after the last; a last line without a newline
+// is a line.
+func readLine(in *bufio.Reader, long []byte) (line, storage []byte, err error) {
+	l, err := in.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		long = append(long[:0], l...)
+		for err == bufio.ErrBufferFull {
+			l, err = in.ReadSlice('\n')
+			long = append(long, l...)
+		}
+		l = long
+	}
+	if err == io.EOF && len(l) > 0 {
+		err = nil
+	}
+	return l, long, err
 }

@@ -1,0 +1,750 @@
+package dedup
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/near"
+)
+
+// Partitioned rounds. One reduce over every record holds every kept page's
+// signatures: its memory grows with the archive. The decisions are
+// sequential, but what ties one page's decision to pages of other sites is
+// small once the frame filter counts a site's frame over that site's pages
+// only (near.Index): the reduce then runs as rounds whose groups are bounded
+// by a payload's copies, a site's pages and an LSH bucket, and one last
+// round over the replaced pages only.
+//
+//	exact    by payload digest: the first capture of a payload leads, the
+//	         others follow it (or stay, on a digest conflict or when the
+//	         leader was captured later); by record ID: repeat counts.
+//	site     by site key: a site's leading pages judged in capture order
+//	         against the site's kept pages, as one machine judges them;
+//	         the kept pages go on, less the site's frame, to one bucket for
+//	         each MinHash band of their content keys (lshBands).
+//	bands    by band: the pages of a bucket judged in capture order against
+//	         the bucket's earlier pages, by the exact matcher.
+//	resolve  one group, in capture order: a page's cross-site match is the
+//	         most similar candidate not itself replaced; a page replaced by
+//	         a page later replaced points at that one's kept copy; an exact
+//	         copy of a replaced page is a near revisit of its kept copy.
+//
+// A line's key is a round's tag, the group and, after a space, the record's
+// key in capture order; the lines of a group reach its round sorted (LC_ALL=C
+// sort). A group's key holds no space: a digest, a site key, a band in hex,
+// an ID in base64. Decisions leave the rounds keyed by their file (the key
+// apply reads), with the repeat counts of the exact round.
+
+// Round tags: the first byte of a line's key.
+const (
+	tagExact   = 'E'
+	tagID      = 'I'
+	tagSite    = 'S'
+	tagBand    = 'B'
+	tagJoin    = 'J'
+	tagVerify  = 'V'
+	tagResolve = 'Z'
+)
+
+// Values of lines keyed by file, for apply.
+const (
+	ValFile     = 'F'
+	ValDecision = 'D'
+	ValRepeat   = 'R'
+)
+
+// lshRounds is the banding of the bands round: 32 bands of 2 rows.
+// With 2 rows, a pair at the cross-site threshold's Jaccard (0.25) shares a
+// band with probability 1-(1-0.25^2)^32 = 0.87, at 0.4 with 0.996; datatrove's
+// 14 bands of 8 rows, made for 0.5 and above, lose the low-similarity
+// syndicated copies (docs/scale.md gives the measurements).
+var lshRounds = lshScheme{32, 2}
+
+// lshScheme is a MinHash LSH banding: bands of rows minimum hashes each.
+type lshScheme struct{ bands, rows int }
+
+// Line is one line between rounds: its key and its value (binary; base64
+// in the text shuffle).
+type Line struct {
+	Key string
+	Val []byte
+}
+
+// Group is the group of a key: what an engine partitions by.
+func Group(key string) string {
+	g, _, _ := strings.Cut(key, " ")
+	return g
+}
+
+// idKey is a record ID as a group: base64 without padding, no spaces.
+func idKey(id string) string { return base64.RawURLEncoding.EncodeToString([]byte(id)) }
+
+// RoundFacts writes the lines a record's Fact starts the rounds with: by
+// digest for an eligible record, by ID for a record that has one. recKey is
+// the record's key in capture order.
+func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
+	if f.id != "" {
+		if err := emit(Line{string(tagID) + idKey(f.id) + " " + recKey, nil}); err != nil {
+			return err
+		}
+	}
+	if f.cls != clsEligible {
+		return nil
+	}
+	b, err := f.AppendBinary(nil)
+	if err != nil {
+		return err
+	}
+	return emit(Line{string(tagExact) + f.digest + " " + recKey, b})
+}
+
+// fileOf is the file key of a record key (FILE:OFFSET).
+func fileOf(recKey string) string {
+	i := strings.LastIndexByte(recKey, ':')
+	if i < 0 {
+		return recKey
+	}
+	return recKey[:i]
+}
+
+// Round names, in their order.
+var RoundNames = []string{"exact", "site", "bands", "join", "verify", "resolve"}
+
+// roundTags are the tags each round takes; it passes the other lines on as
+// they are, so each round reads the output of the one before it, and apply
+// the last one's.
+var roundTags = map[string]string{"exact": "EI", "site": "S", "bands": "B", "join": "J", "verify": "V", "resolve": "Z"}
+
+// Rounds runs one round over groups of lines.
+type Rounds struct {
+	round string
+	opts  Options
+	// Settings, if set, are the settings the files must have been mapped
+	// with (see passOn).
+	Settings string
+	last     string // the last key read
+	group    []Line // the group being read
+	// resolve's state: the replaced pages, by record key, the record whose
+	// events are being gathered, and the last line.
+	replaced map[string]*final
+	subject  string
+	events   []event
+	prev     Line
+}
+
+// final is what became of a replaced page: the kept page it points at.
+type final struct {
+	m match
+}
+
+// NewRound returns the round of that name (RoundNames) with the decision's
+// options.
+func NewRound(name string, opts Options) (*Rounds, error) {
+	if _, ok := roundTags[name]; !ok {
+		return nil, fmt.Errorf("dedup: no round %q (want one of %s)", name, strings.Join(RoundNames, ", "))
+	}
+	if opts.Near == NearAnnotate {
+		return nil, errors.New("dedup: the rounds decide revisits: --near=annotate needs the one-task reduce")
+	}
+	opts.Report = nil
+	return &Rounds{round: name, opts: opts, replaced: map[string]*final{}}, nil
+}
+
+func subjectOf(key string) string {
+	_, s, _ := strings.Cut(key, " ")
+	s, _, _ = strings.Cut(s, " ")
+	return s
+}
+
+// Run runs the round of a group's lines (all with one Group, in key order).
+func (r *Rounds) Run(lines []Line, emit func(Line) error) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if !strings.ContainsRune(roundTags[r.round], rune(lines[0].Key[0])) {
+		for _, l := range lines {
+			if err := emit(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch lines[0].Key[0] {
+	case tagExact:
+		return r.exact(lines, emit)
+	case tagID:
+		return r.ids(lines, emit)
+	case tagSite:
+		return r.site(lines, emit)
+	case tagBand:
+		return r.bands(lines, emit)
+	case tagJoin:
+		return r.join(lines, emit)
+	case tagVerify:
+		return r.verify(lines, emit)
+	}
+	return fmt.Errorf("dedup: a line of no round (key %.40q)", lines[0].Key)
+}
+
+// ids writes the repeat count of each record after the first with an ID.
+func (r *Rounds) ids(lines []Line, emit func(Line) error) error {
+	for i, l := range lines[1:] {
+		k := subjectOf(l.Key)
+		off, err := offsetOf(k)
+		if err != nil {
+			return err
+		}
+		v := binary.AppendVarint([]byte{ValRepeat}, off)
+		v = binary.AppendUvarint(v, uint64(i+1))
+		if err := emit(Line{fileOf(k), v}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParseRepeat reads a repeat line's value (ValRepeat): the offset of a
+// record and how many records of the run had its ID before it.
+func ParseRepeat(v []byte) (off int64, n uint32, err error) {
+	if len(v) == 0 || v[0] != ValRepeat {
+		return 0, 0, errors.New("dedup: not a repeat line")
+	}
+	d := decoder{b: v[1:]}
+	off = d.varint()
+	c := d.uvarint()
+	if d.err == nil && (len(d.b) != 0 || c == 0 || c > 1<<32-1) {
+		d.fail(errors.New("not a repeat line"))
+	}
+	if d.err != nil {
+		return 0, 0, fmt.Errorf("dedup: %w", d.err)
+	}
+	return off, uint32(c), nil
+}
+
+// SetRepeat sets how many records of the run had the record's ID before it
+// (a repeat line of the exact round).
+func (dec *Decision) SetRepeat(n uint32) { dec.repeat = n }
+
+// offsetOf is the offset in a record key (FILE:OFFSET, in hex).
+func offsetOf(recKey string) (int64, error) {
+	i := strings.LastIndexByte(recKey, ':')
+	var off int64
+	if i < 0 {
+		return 0, fmt.Errorf("dedup: %q is no record key", recKey)
+	}
+	if _, err := fmt.Sscanf(recKey[i+1:], "%x", &off); err != nil {
+		return 0, fmt.Errorf("dedup: %q is no record key", recKey)
+	}
+	return off, nil
+}
+
+func decodeFact(l Line) (*Fact, error) {
+	f := new(Fact)
+	if err := f.UnmarshalBinary(l.Val); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// refOf is the reference to the record of f as a kept copy.
+func refOf(f *Fact) ref {
+	r := ref{id: f.id, uri: f.uri, date: f.date, digest: f.digest, computed: f.computed, sha256: f.sha256}
+	if f.page.OK() {
+		r.entity = f.entity
+	}
+	return r
+}
+
+// Event kinds of the resolve round.
+const (
+	evFollow = 'f' // an exact copy of a leading page
+	evSite   = 's' // a page replaced by a page of its site
+	evCross  = 'x' // a page replaced, in a bucket, by a page of another site
+)
+
+// event is a line of the resolve round: what a round found of a record.
+type event struct {
+	kind    byte
+	subject string // the record's key
+	kept    string // the kept record's key
+	dec     Decision
+}
+
+func (e *event) line() Line {
+	v := []byte{e.kind}
+	v = appendString(v, e.kept)
+	v = append(v, e.dec.AppendBinary(nil)...)
+	return Line{string(tagResolve) + " " + e.subject + " " + string(e.kind) + e.kept, v}
+}
+
+func decodeEvent(l Line) (event, error) {
+	e := event{subject: subjectOf(l.Key)}
+	if len(l.Val) < 1 {
+		return e, errors.New("dedup: an empty resolve line")
+	}
+	e.kind = l.Val[0]
+	d := decoder{b: l.Val[1:]}
+	e.kept = d.string()
+	if d.err != nil {
+		return e, d.err
+	}
+	return e, e.dec.UnmarshalBinary(d.b)
+}
+
+// exact leads each payload by its first capture.
+func (r *Rounds) exact(lines []Line, emit func(Line) error) error {
+	lead, err := decodeFact(lines[0])
+	if err != nil {
+		return err
+	}
+	leadKey := subjectOf(lines[0].Key)
+	for _, l := range lines[1:] {
+		f, err := decodeFact(l)
+		if err != nil {
+			return err
+		}
+		if lead.computed != f.computed || lead.sha256 != f.sha256 || later(lead.date, f.date) {
+			continue // a digest conflict, or a leader captured later: kept
+		}
+		dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: refOf(lead)}
+		k := subjectOf(l.Key)
+		if !lead.page.OK() {
+			// A payload that is no page is never replaced: its copies are
+			// exact revisits of it now.
+			if err := emit(Line{fileOf(k), append([]byte{ValDecision}, dec.AppendBinary(nil)...)}); err != nil {
+				return err
+			}
+			continue
+		}
+		e := event{kind: evFollow, subject: k, kept: leadKey, dec: dec}
+		if err := emit(e.line()); err != nil {
+			return err
+		}
+	}
+	if !lead.page.OK() {
+		return nil
+	}
+	return emit(Line{string(tagSite) + siteGroup(lead.page.Site) + " " + leadKey, lines[0].Val})
+}
+
+// siteGroup is a site key as a group: no spaces.
+func siteGroup(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.ReplaceAll(s, " ", "%20")
+}
+
+// site judges a site's leading pages in capture order.
+func (r *Rounds) site(lines []Line, emit func(Line) error) error {
+	d := New(r.opts)
+	defer d.Close()
+	keys := map[uint32]string{} // kept page's reference -> its record key
+	type keptPage struct {
+		key string
+		f   *Fact
+	}
+	var kept []keptPage
+	for _, l := range lines {
+		f, err := decodeFact(l)
+		if err != nil {
+			return err
+		}
+		k := subjectOf(l.Key)
+		n := d.nearIdx().Len()
+		dec, err := d.Judge(fileOf(k), f)
+		if err != nil {
+			return err
+		}
+		if dec.act == actNear {
+			e := event{kind: evSite, subject: k, kept: keys[dec.m.Ref], dec: dec}
+			if err := emit(e.line()); err != nil {
+				return err
+			}
+			continue
+		}
+		if d.nearIdx().Len() > n {
+			keys[f.page.Ref] = k
+		}
+		// The page goes on to the other sites' without its site's frame as
+		// it was when the page was judged: as one machine would take the
+		// frame out when the page is compared with the next ones. (The
+		// frame as the round ends, larger, finds pairs one machine does not:
+		// 3 and 2 added on the benchmark's two seeds.)
+		g, pg := *f, *f.page
+		g.page = &pg
+		stripFrame(d.nearIdx(), &pg, r.opts.FrameFilter)
+		pg.Ref = 0
+		kept = append(kept, keptPage{k, &g})
+	}
+	for _, p := range kept {
+		pg := p.f.page
+		b, err := p.f.AppendBinary(nil)
+		if err != nil {
+			return err
+		}
+		if err := emit(Line{string(tagJoin) + p.key + " 0", b}); err != nil {
+			return err
+		}
+		for _, band := range lshBands(pageKeys(pg), lshRounds) {
+			if err := emit(Line{fmt.Sprintf("%c%016x %s", tagBand, band, p.key), nil}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stripFrame takes the site's frame (as the index holds it now) out of the
+// page's bags.
+func stripFrame(ix *near.Index, pg *near.Page, on bool) {
+	if !on {
+		return
+	}
+	strip := func(b features.Bag) features.Bag {
+		if b == nil {
+			return nil
+		}
+		out := make(features.Bag, 0, len(b))
+		for _, e := range b {
+			if !ix.IsFrame(pg.Site, e.Key) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	pg.Spots, pg.Bigrams, pg.AF = strip(pg.Spots), strip(pg.Bigrams), strip(pg.AF)
+}
+
+// pageKeys are the keys of each bag a page may be compared by.
+func pageKeys(p *near.Page) [][]uint64 {
+	var out [][]uint64
+	for _, b := range []features.Bag{p.Spots, p.Bigrams, p.AF} {
+		ks := make([]uint64, len(b))
+		for i, e := range b {
+			ks[i] = e.Key
+		}
+		out = append(out, ks)
+	}
+	return out
+}
+
+// lshBands returns the band keys of each set in sets (one family each).
+func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
+	var out []uint64
+	mins := make([]uint64, sc.bands*sc.rows)
+	for fam, ks := range sets {
+		if len(ks) == 0 {
+			continue
+		}
+		for i := range mins {
+			mins[i] = ^uint64(0)
+		}
+		for _, k := range ks {
+			for i := range mins {
+				if h := features.Mix(k ^ uint64(i+1)*0x9e3779b97f4a7c15); h < mins[i] {
+					mins[i] = h
+				}
+			}
+		}
+		for b := 0; b < sc.bands; b++ {
+			h := fnv.New64a()
+			var buf [8]byte
+			binary.LittleEndian.PutUint64(buf[:], uint64(fam<<16|b))
+			h.Write(buf[:])
+			for r := 0; r < sc.rows; r++ {
+				binary.LittleEndian.PutUint64(buf[:], mins[b*sc.rows+r])
+				h.Write(buf[:])
+			}
+			out = append(out, h.Sum64())
+		}
+	}
+	return out
+}
+
+// bands pairs the pages of a bucket: each page is a candidate of the
+// later ones. A pair goes to the join round twice, keyed by its earlier
+// page (whose Fact is sent to the later one) and by its later page (which
+// is then verified).
+func (r *Rounds) bands(lines []Line, emit func(Line) error) error {
+	for j := 1; j < len(lines); j++ {
+		b := subjectOf(lines[j].Key)
+		for i := 0; i < j; i++ {
+			a := subjectOf(lines[i].Key)
+			if a == b {
+				continue
+			}
+			if err := emit(Line{string(tagJoin) + a + " 1" + b, nil}); err != nil {
+				return err
+			}
+		}
+		if err := emit(Line{string(tagJoin) + b + " 2", nil}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// join sends a page's Fact (its line "0") to each later page it is a
+// candidate of (lines "1" and the later page), and to its own verification
+// if it is a later page of a pair (a line "2").
+func (r *Rounds) join(lines []Line, emit func(Line) error) error {
+	if !strings.HasSuffix(lines[0].Key, " 0") {
+		return fmt.Errorf("dedup: candidates of %.60q without its page", lines[0].Key)
+	}
+	a := Group(lines[0].Key)[1:]
+	fact := lines[0].Val
+	last := ""
+	for _, l := range lines[1:] {
+		_, rest, _ := strings.Cut(l.Key, " ")
+		switch {
+		case rest == last:
+			continue // the same pair, from another band
+		case rest == "2":
+			if err := emit(Line{string(tagVerify) + a + " 0", fact}); err != nil {
+				return err
+			}
+		case strings.HasPrefix(rest, "1"):
+			if err := emit(Line{string(tagVerify) + rest[1:] + " 1" + a, fact}); err != nil {
+				return err
+			}
+		}
+		last = rest
+	}
+	return nil
+}
+
+// verify judges a page against each of its candidates, earlier pages of
+// other sites, by the exact matcher, the sites' frames already taken out:
+// every candidate it would replace the page with goes to the resolve round.
+func (r *Rounds) verify(lines []Line, emit func(Line) error) error {
+	if !strings.HasSuffix(lines[0].Key, " 0") {
+		return fmt.Errorf("dedup: candidates for %q without its page", lines[0].Key)
+	}
+	b := Group(lines[0].Key)[1:]
+	fb, err := decodeFact(lines[0])
+	if err != nil {
+		return err
+	}
+	o := r.opts
+	o.FrameFilter = false
+	d := New(o)
+	defer d.Close()
+	ix := d.nearIdx()
+	for _, l := range lines[1:] {
+		_, rest, _ := strings.Cut(l.Key, " ")
+		if !strings.HasPrefix(rest, "1") {
+			return fmt.Errorf("dedup: %.60q is no candidate line", l.Key)
+		}
+		a := rest[1:]
+		fa, err := decodeFact(l)
+		if err != nil {
+			return err
+		}
+		if fa.page.Site == fb.page.Site {
+			continue // the site round judged these
+		}
+		// The candidate alone in the index: b is compared with it as one
+		// machine would compare it, were it the most similar kept page.
+		n := ix.Len()
+		ref, err := d.exact.add(refOf(fa))
+		if err != nil {
+			return err
+		}
+		fa.page.Ref = ref
+		ix.Add(fa.page)
+		m, found, err := d.nearMatch(fb, fb.date)
+		ix.Withdraw(n)
+		if err != nil {
+			return err
+		}
+		if !found || !m.Replace() {
+			continue
+		}
+		dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
+		e := event{kind: evCross, subject: b, kept: a, dec: dec}
+		if err := emit(e.line()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle decides over the subject whose events were gathered.
+func (r *Rounds) settle(emit func(Line) error) error {
+	evs := r.events
+	r.events = r.events[:0]
+	if len(evs) == 0 {
+		return nil
+	}
+	var dec *Decision
+	var kept string
+	// Of a page's cross-site matches, the most similar whose kept page was
+	// not itself replaced, as one machine's index would hold it.
+	for i := range evs {
+		e := &evs[i]
+		switch e.kind {
+		case evCross:
+			if r.replaced[e.kept] != nil {
+				continue
+			}
+			if dec == nil || e.dec.m.Similarity > dec.m.Similarity {
+				dec, kept = &e.dec, e.kept
+			}
+		case evSite:
+			dec, kept = &e.dec, e.kept
+			if f := r.replaced[e.kept]; f != nil {
+				dec.m.kept, dec.m.keptDigest = f.m.kept, f.m.keptDigest
+				dec.m.Relation = f.m.Relation
+			}
+		case evFollow:
+			dec, kept = &e.dec, e.kept
+			if f := r.replaced[e.kept]; f != nil {
+				dec.act, dec.kept, dec.m = actNear, ref{}, f.m
+			}
+		}
+	}
+	_ = kept
+	if dec == nil {
+		return nil
+	}
+	if dec.act == actNear && evs[0].kind != evFollow {
+		r.replaced[evs[0].subject] = &final{m: dec.m}
+	}
+	v := append([]byte{ValDecision}, dec.AppendBinary(nil)...)
+	return emit(Line{fileOf(evs[0].subject), v})
+}
+
+// Add takes the next line of the round's input, in key order, and writes
+// what the lines before it decide: a group is run once its last line is in.
+// The resolve round's one group is not held: it is decided a record at a
+// time.
+func (r *Rounds) Add(l Line, emit func(Line) error) error {
+	if len(l.Key) == 0 {
+		return errors.New("dedup: a line without a key")
+	}
+	if l.Key < r.last {
+		return fmt.Errorf("dedup: key %.60q after %.60q: the lines are not sorted by key (LC_ALL=C sort)", l.Key, r.last)
+	}
+	r.last = l.Key
+	if len(r.group) > 0 && Group(l.Key) != Group(r.group[0].Key) {
+		if err := r.Flush(emit); err != nil {
+			return err
+		}
+	}
+	if r.round == "resolve" && l.Key[0] == tagResolve {
+		if len(r.prev.Key) > 0 && r.prev.Key == l.Key && bytes.Equal(r.prev.Val, l.Val) {
+			return nil // the same candidate, found in another bucket
+		}
+		r.prev = Line{l.Key, append(r.prev.Val[:0], l.Val...)}
+		return r.resolveLine(l, emit)
+	}
+	if !strings.ContainsRune(roundTags[r.round], rune(l.Key[0])) {
+		return r.passOn(l, emit)
+	}
+	r.group = append(r.group, Line{l.Key, slices.Clone(l.Val)})
+	return nil
+}
+
+// Flush runs the group held, and ends the resolve round's record.
+func (r *Rounds) Flush(emit func(Line) error) error {
+	if r.round == "resolve" {
+		if err := r.settle(emit); err != nil {
+			return err
+		}
+	}
+	g := r.group
+	r.group = r.group[:0]
+	if len(g) == 0 {
+		return nil
+	}
+	return r.Run(g, emit)
+}
+
+// passOn writes a line of a later round, or of apply, as it is. A file's
+// line (ValFile) carries the settings the file was mapped with: the round
+// must run with the same.
+func (r *Rounds) passOn(l Line, emit func(Line) error) error {
+	if c := l.Key[0]; c >= '0' && c <= '9' {
+		if strings.IndexByte(l.Key, ':') >= 0 {
+			return fmt.Errorf("dedup: a fact keyed %.60q: the rounds read the output of warcdedup map --rounds", l.Key)
+		}
+		if len(l.Val) > 0 && l.Val[0] == ValFile {
+			if _, name, set, err := ParseFileLine(l.Val); err != nil {
+				return err
+			} else if r.Settings != "" && set != r.Settings {
+				return &SettingsError{File: name, Mapped: set, Here: r.Settings}
+			}
+		}
+	}
+	return emit(l)
+}
+
+// FileLine is the value of a file's line: its record count, its path and
+// the settings it was mapped with.
+func FileLine(records int64, name, settings string) []byte {
+	return fmt.Appendf([]byte{ValFile}, "%d\x00%s\x00%s", records, name, settings)
+}
+
+// ParseFileLine reads a FileLine value.
+func ParseFileLine(v []byte) (records int64, name, settings string, err error) {
+	if len(v) == 0 || v[0] != ValFile {
+		return 0, "", "", errors.New("dedup: not a file's line")
+	}
+	c, rest, _ := strings.Cut(string(v[1:]), "\x00")
+	name, settings, _ = strings.Cut(rest, "\x00")
+	if _, err := fmt.Sscanf(c, "%d", &records); err != nil || name == "" {
+		return 0, "", "", errors.New("dedup: not a file's line")
+	}
+	return records, name, settings, nil
+}
+
+// SettingsError is a file mapped with other settings than a round's.
+type SettingsError struct{ File, Mapped, Here string }
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("%s was mapped with other settings:\n  map:   %s\n  round: %s", e.File, e.Mapped, e.Here)
+}
+
+// resolveLine takes one line of the resolve round.
+func (r *Rounds) resolveLine(l Line, emit func(Line) error) error {
+	e, err := decodeEvent(l)
+	if err != nil {
+		return err
+	}
+	if e.subject != r.subject {
+		if err := r.settle(emit); err != nil {
+			return err
+		}
+		r.subject = e.subject
+	}
+	r.events = append(r.events, e)
+	return nil
+}
+
+// Groups runs the round over sorted lines (Add, then Flush).
+func (r *Rounds) Groups(lines []Line, emit func(Line) error) error {
+	for _, l := range lines {
+		if err := r.Add(l, emit); err != nil {
+			return err
+		}
+	}
+	return r.Flush(emit)
+}
+
+// sortLines sorts lines by key as LC_ALL=C sort does, then by value.
+func sortLines(ls []Line) {
+	slices.SortFunc(ls, func(a, b Line) int {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.Val, b.Val)
+	})
+}

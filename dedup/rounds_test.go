@@ -1,0 +1,322 @@
+package dedup
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"os"
+	"strings"
+	"testing"
+)
+
+// keyedFact is a Fact with its file's name and its record key.
+type keyedFact struct {
+	file, key string
+	f         *Fact
+}
+
+// readKeyedFacts reads the sorted output of `warcdedup map` with the keys.
+func readKeyedFacts(t *testing.T, path string) []keyedFact {
+	in, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var out []keyedFact
+	name := ""
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), "\t")
+		b, err := base64.StdEncoding.DecodeString(val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(key, ":") {
+			name, _, _ = strings.Cut(string(b), "\x00")
+			continue
+		}
+		f := new(Fact)
+		if err := f.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, keyedFact{name, key, f})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// roundStats are what a run of the rounds measured: lines and bytes into
+// each round, and its largest group.
+type roundStats struct {
+	name          string
+	lines, bytes  int
+	groups, large int
+	largeKey      string
+}
+
+// runRounds runs the rounds over facts in capture order as an engine would,
+// sorting between rounds, and returns the decision lines (keyed by file).
+func runRounds(t testing.TB, opts Options, facts []keyedFact) ([]Line, []roundStats) {
+	var in, decided []Line
+	for _, kf := range facts {
+		if err := RoundFacts(kf.key, cloneFact(kf.f), func(l Line) error { in = append(in, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stats []roundStats
+	for _, name := range RoundNames {
+		r, err := NewRound(name, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sortLines(in)
+		st := roundStats{name: name, lines: len(in)}
+		start := 0
+		for i, l := range in {
+			st.bytes += len(l.Key) + 2 + base64.StdEncoding.EncodedLen(len(l.Val))
+			if i == len(in)-1 || Group(in[i+1].Key) != Group(l.Key) {
+				if !strings.ContainsRune(roundTags[name], rune(l.Key[0])) {
+					start = i + 1
+					continue
+				}
+				st.groups++
+				if i+1-start > st.large {
+					st.large, st.largeKey = i+1-start, Group(l.Key)
+				}
+				start = i + 1
+			}
+		}
+		stats = append(stats, st)
+		var next []Line
+		if err := r.Groups(in, func(l Line) error { next = append(next, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		in = next
+	}
+	for _, l := range in {
+		if c := l.Key[0]; c < '0' || c > '9' {
+			t.Fatalf("a line of no file after the last round: %.40q", l.Key)
+		}
+		decided = append(decided, l)
+	}
+	return decided, stats
+}
+
+// TestRoundsAgainstOneMachine runs the partitioned rounds over the map
+// output WARCDEDUP_PARTITION_FACTS names and counts the duplicate pairs that
+// differ from one machine's decisions (docs/scale.md; at most 0.5%).
+func TestRoundsAgainstOneMachine(t *testing.T) {
+	facts, opts := partitionFacts(t)
+	one, oneDec := onePairs(t, opts, facts)
+	decided, stats := runRounds(t, opts, facts)
+	for _, s := range stats {
+		t.Logf("round %-8s %9d lines %12d bytes %8d groups, largest %d (%.40s)", s.name, s.lines, s.bytes, s.groups, s.large, s.largeKey)
+	}
+	byID := map[string]*Fact{}
+	for _, kf := range facts {
+		byID[kf.f.id] = kf.f
+	}
+	part, partDec := roundPairs(t, facts, decided)
+	missing, added := 0, 0
+	for k := range one {
+		if !part[k] {
+			missing++
+			if testing.Verbose() {
+				o, p := oneDec[k.id], partDec[k.id]
+				t.Logf("missing %s -> %s: one %d %.3f %s %s; rounds %d %.3f %s %s", k.id, k.kept, o.act, o.m.Similarity, o.m.Relation, o.m.kept.uri, p.act, p.m.Similarity, p.m.Relation, p.m.kept.uri)
+			}
+		}
+	}
+	for k := range part {
+		if !one[k] {
+			added++
+			if testing.Verbose() {
+				p := partDec[k.id]
+				t.Logf("added %s -> %s: rounds %d %.3f %s %s (%s)", k.id, k.kept, p.act, p.m.Similarity, p.m.Relation, p.m.kept.uri, byID[k.id].uri)
+			}
+		}
+	}
+	t.Logf("%d records; one machine %d pairs, rounds %d; %d missing, %d added", len(facts), len(one), len(part), missing, added)
+	if diff := float64(missing+added) / float64(max(len(one), 1)); diff > 0.005 {
+		t.Errorf("the rounds differ from one machine on %.2f%% of its pairs, want at most 0.5%%", 100*diff)
+	}
+}
+
+// partitionFacts reads the sorted output of `warcdedup map` that
+// WARCDEDUP_PARTITION_FACTS names, or skips the test.
+func partitionFacts(t *testing.T) ([]keyedFact, Options) {
+	path := os.Getenv("WARCDEDUP_PARTITION_FACTS")
+	if path == "" {
+		t.Skip("WARCDEDUP_PARTITION_FACTS is not set: no partition measurement")
+	}
+	opts := DefaultOptions()
+	opts.TempDir = t.TempDir()
+	return readKeyedFacts(t, path), opts
+}
+
+// onePairs are the pairs one machine's decisions make over facts, in order,
+// and the decisions by record ID.
+func onePairs(t *testing.T, opts Options, facts []keyedFact) (map[pairKey]bool, map[string]Decision) {
+	t.Helper()
+	pairs, decs := map[pairKey]bool{}, map[string]Decision{}
+	d := New(opts)
+	defer d.Close()
+	for _, kf := range facts {
+		dec, err := d.Judge(kf.file, cloneFact(kf.f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := pairOf(kf.f, &dec); ok {
+			pairs[k] = true
+			decs[kf.f.id] = dec
+		}
+	}
+	return pairs, decs
+}
+
+// roundPairs are the pairs the rounds' decision lines make, and the
+// decisions by record ID.
+func roundPairs(t *testing.T, facts []keyedFact, decided []Line) (map[pairKey]bool, map[string]Decision) {
+	t.Helper()
+	byKey := map[string]*Fact{}
+	for _, kf := range facts {
+		byKey[kf.key] = kf.f
+	}
+	pairs, decs := map[pairKey]bool{}, map[string]Decision{}
+	for _, l := range decided {
+		if l.Val[0] != ValDecision {
+			continue
+		}
+		var dec Decision
+		if err := dec.UnmarshalBinary(l.Val[1:]); err != nil {
+			t.Fatal(err)
+		}
+		f := byKey[recordKeyOf(l.Key, dec.Offset)]
+		if f == nil {
+			t.Fatalf("a decision for no record: %s %x", l.Key, dec.Offset)
+		}
+		if k, ok := pairOf(f, &dec); ok {
+			pairs[k] = true
+			decs[f.id] = dec
+		}
+	}
+	return pairs, decs
+}
+
+// recordKeyOf is the key of the record at offset off of the file keyed
+// file, as warcdedup map writes it.
+func recordKeyOf(file string, off int64) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 16)
+	for i := 15; i >= 0; i-- {
+		b[i] = hex[off&15]
+		off >>= 4
+	}
+	return file + ":" + string(b)
+}
+
+// TestRoundsChains: the rounds resolve what one machine decides in order.
+// A story kept on one site (a), copied to a second site (b1: replaced
+// across sites), re-published there (b2: replaced by b1 within its site, so
+// it points at a, as one machine, which never kept b1, finds), an exact
+// copy of b1 on a third site (a near revisit of a, b1 being no kept copy),
+// an exact copy of a (an exact revisit of it), a page of its own, and a
+// copy of b1 on a fourth site, closer to b1 than to a but replaced by a, b1
+// being no kept copy.
+func TestRoundsChains(t *testing.T) {
+	warc := responsesWARC(t, false,
+		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:b1>", uri: "http://b.example/s", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:b2>", uri: "http://b.example/t", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Updated at noon.</p></article>", 1)},
+		response{id: "<urn:uuid:c>", uri: "http://c.example/copy", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:d>", uri: "http://d.example/x", body: story(22, 12, 0)},
+		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:e>", uri: "http://e.example/r", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Reprinted.</p></article>", 1)},
+	)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	opts.TempDir = t.TempDir()
+	var facts []keyedFact
+	m := New(opts)
+	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
+		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
+		return nil
+	})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := onePairs(t, opts, facts)
+	decided, _ := runRounds(t, opts, facts)
+	got, decs := roundPairs(t, facts, decided)
+	want := map[pairKey]bool{
+		{"<urn:uuid:b1>", "<urn:uuid:a>"}: true,
+		{"<urn:uuid:b2>", "<urn:uuid:a>"}: true,
+		{"<urn:uuid:c>", "<urn:uuid:a>"}:  true,
+		{"<urn:uuid:a2>", "<urn:uuid:a>"}: true,
+		{"<urn:uuid:e>", "<urn:uuid:a>"}:  true,
+	}
+	for name, pairs := range map[string]map[pairKey]bool{"one machine": one, "the rounds": got} {
+		if len(pairs) != len(want) {
+			t.Errorf("%s: pairs %v, want %v", name, pairs, want)
+		}
+		for k := range want {
+			if !pairs[k] {
+				t.Errorf("%s: no pair %v", name, k)
+			}
+		}
+	}
+	if c, a2 := decs["<urn:uuid:c>"].act, decs["<urn:uuid:a2>"].act; c != actNear || a2 != actExact {
+		t.Errorf("the copy of b1 is a %d revisit, the copy of a %d: want near (%d) and exact (%d)", c, a2, actNear, actExact)
+	}
+}
+
+// FuzzRounds: each round reads any lines without panicking, and either
+// decides or fails with an error; the parsers of the values (facts, events,
+// file and repeat lines) meet whatever bytes a damaged shuffle holds.
+func FuzzRounds(f *testing.F) {
+	warc := responsesWARC(f, false,
+		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:b>", uri: "http://b.example/s", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:a>", uri: "http://a.example/t", body: story(21, 12, 0)},
+	)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	var seed bytes.Buffer
+	m := New(opts)
+	if err := m.Map(bytes.NewReader(warc), "in.warc", func(fc *Fact) error {
+		return RoundFacts(recordKeyOf("0", fc.Offset), fc, func(l Line) error {
+			seed.WriteString(l.Key + "\t")
+			seed.Write(l.Val)
+			seed.WriteString("\n\x00")
+			return nil
+		})
+	}); err != nil {
+		f.Fatal(err)
+	}
+	m.Close()
+	f.Add(seed.Bytes())
+	f.Add([]byte("Z 0:0000000000000001 f0:0000000000000000\tf\x00\n\x00Jx 1y\t\n\x00Vx 0\t\n\x00" + "0\tF1\x00a\x00\n\x000\tR\x02\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var lines []Line
+		for _, l := range bytes.Split(data, []byte("\n\x00")) {
+			k, v, _ := bytes.Cut(l, []byte("\t"))
+			lines = append(lines, Line{string(k), v})
+		}
+		sortLines(lines)
+		for _, name := range RoundNames {
+			r, err := NewRound(name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = r.Groups(lines, func(Line) error { return nil })
+		}
+		for _, l := range lines {
+			ParseFileLine(l.Val)
+			ParseRepeat(l.Val)
+		}
+	})
+}
