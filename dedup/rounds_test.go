@@ -4,9 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // keyedFact is a Fact with its file's name and its record key.
@@ -319,4 +324,99 @@ func FuzzRounds(f *testing.F) {
 			ParseRepeat(l.Val)
 		}
 	})
+}
+
+// TestResolveScale measures the resolve round, the one round whose group is
+// the whole run, on a run made of copies of a real one: the rounds before it
+// run once over the map output WARCDEDUP_PARTITION_FACTS names, and their
+// resolve lines are fed WARCDEDUP_SCALE_COPIES times (default 1), each copy
+// with record keys of its own, file by file in capture order. Copies of a
+// crawl with their own sites, digests and signatures (relabel) share no
+// group of the other rounds: each of those holds what it holds for one copy.
+func TestResolveScale(t *testing.T) {
+	facts, opts := partitionFacts(t)
+	copies := 1
+	if c, err := strconv.Atoi(os.Getenv("WARCDEDUP_SCALE_COPIES")); err == nil && c > 0 {
+		copies = c
+	}
+	var in []Line
+	for _, kf := range facts {
+		if err := RoundFacts(kf.key, cloneFact(kf.f), func(l Line) error { in = append(in, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range RoundNames[:len(RoundNames)-1] {
+		r, err := NewRound(name, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sortLines(in)
+		var next []Line
+		if err := r.Groups(in, func(l Line) error { next = append(next, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		in = next
+	}
+	sortLines(in)
+	// The resolve lines by file, in capture order.
+	byFile := map[string][]event{}
+	var files []string
+	for _, l := range in {
+		if l.Key[0] != tagResolve {
+			continue
+		}
+		e, err := decodeEvent(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := fileOf(e.subject)
+		if byFile[f] == nil {
+			files = append(files, f)
+		}
+		byFile[f] = append(byFile[f], e)
+	}
+	slices.Sort(files)
+	in = nil
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	// Copy k of a record key: its file's position becomes k*len(files)+pos.
+	relabelKey := func(key string, k int) string {
+		dash := strings.IndexByte(key, '-')
+		colon := strings.LastIndexByte(key, ':')
+		pos, err := strconv.ParseUint(key[dash+1:colon], 16, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", key, err)
+		}
+		return fmt.Sprintf("%s-%016x%s", key[:dash], uint64(k*len(files))+pos, key[colon:])
+	}
+	r, err := NewRound("resolve", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decisions, events := 0, 0
+	emit := func(Line) error { decisions++; return nil }
+	start := time.Now()
+	for i, f := range files {
+		for k := range copies {
+			for _, e := range byFile[f] {
+				e.subject, e.kept = relabelKey(e.subject, k), relabelKey(e.kept, k)
+				if err := r.Add(e.line(), emit); err != nil {
+					t.Fatal(err)
+				}
+				events++
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		t.Logf("file %d of %d, %d copies: %d events, %d replaced pages held, heap in use %.1f MB, peak RSS %s, %.1f s",
+			i+1, len(files), copies, events, len(r.replaced), float64(ms.HeapInuse)/1e6, peakRSS(), time.Since(start).Seconds())
+	}
+	if err := r.Flush(emit); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d records in %d copies: %d resolve lines, %d decisions; %.0f bytes of heap a replaced page; %.2f µs a line",
+		len(facts)*copies, copies, events, decisions, float64(ms.HeapInuse-base)/float64(max(len(r.replaced), 1)),
+		float64(time.Since(start).Microseconds())/float64(max(events, 1)))
 }

@@ -7,7 +7,11 @@
 # writes. The inputs, the output directory and the work directory must be
 # on a file system every node sees.
 #
-#   scripts/mapreduce-slurm.sh [-t APPLY_TASKS] IN.warc.gz... OUTDIR/
+#   scripts/mapreduce-slurm.sh [-r] [-t TASKS] IN.warc.gz... OUTDIR/
+#
+# With -r the reduce runs as the partitioned rounds (warcdedup reduce
+# --round, docs/scale.md): a job array of TASKS tasks for each round, task
+# N taking the lines of the round before whose group hashes to N.
 #
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
 # WARCDEDUP_FLAGS, flags given to every step; WARCDEDUP_INDEX, an index
@@ -17,12 +21,26 @@
 set -euo pipefail
 
 tasks=3
-if [[ ${1:-} == -t ]]; then
-	tasks=$2
-	shift 2
-fi
+rounds=0
+while (($# > 0)); do
+	case $1 in
+	-t)
+		tasks=$2
+		shift 2
+		;;
+	-r)
+		rounds=1
+		shift
+		;;
+	*) break ;;
+	esac
+done
 if (($# < 2)); then
-	echo "usage: $0 [-t APPLY_TASKS] IN.warc.gz... OUTDIR/" >&2
+	echo "usage: $0 [-r] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
+	exit 2
+fi
+if ((rounds)) && [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+	echo "$0: -r and WARCDEDUP_INDEX: the rounds do not read or write an index yet" >&2
 	exit 2
 fi
 bin=$(command -v "${WARCDEDUP:-warcdedup}")
@@ -58,22 +76,52 @@ job() {
 	} >"$work/$name.sh"
 	chmod +x "$work/$name.sh"
 }
-job map "$(q "$bin") map -q $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
+mapflags=""
+((rounds)) && mapflags="--rounds"
+job map "$(q "$bin") map -q $mapflags $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
 	"touch $(q "$work")/map-\$SLURM_ARRAY_TASK_ID.done"
-job reduce "LC_ALL=C sort -T $(q "$work") $(q "$work")/facts-* | $(q "$bin") reduce -q $flags $index >$(q "$work/decisions")" \
-	"touch $(q "$work")/reduce.done"
-job apply "LC_ALL=C sort $(q "$work/decisions") | $(q "$bin") apply -q $flags $(q "$out/")" \
-	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
-
 map=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-map --array=0-$((n - 1)) \
 	-o "$work/map-%a.log" "$work/map.sh")
-reduce=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-reduce \
-	--dependency=afterok:"$map" --kill-on-invalid-dep=yes -o "$work/reduce.log" "$work/reduce.sh")
+steps=()
+if ((rounds)); then
+	# A round's task N takes the lines whose group (the key up to its first
+	# space) hashes to N, as an engine's partitioner sends each group whole
+	# to one task.
+	part='{ g = $1; sub(/ .*/, "", g); h = 0
+		for (i = 1; i <= length(g); i++) h = (h * 31 + index("0123456789abcdefghijklmnopqrstuvwxyz-.:", tolower(substr(g, i, 1)))) % 1000003
+		if (h % n == t) print }'
+	prev="$(q "$work")/facts-*"
+	dep=$map
+	for round in exact site bands join verify resolve; do
+		job "$round" "awk -F '\t' -v n=$tasks -v t=\$SLURM_ARRAY_TASK_ID $(q "$part") $prev | LC_ALL=C sort -T $(q "$work") | $(q "$bin") reduce -q --round $round $flags >$(q "$work")/$round-out-\$SLURM_ARRAY_TASK_ID" \
+			"touch $(q "$work")/$round-\$SLURM_ARRAY_TASK_ID.done"
+		dep=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-$round --array=0-$((tasks - 1)) \
+			--dependency=afterok:"$dep" --kill-on-invalid-dep=yes -o "$work/$round-%a.log" "$work/$round.sh")
+		steps+=("$round")
+		prev="$(q "$work")/$round-out-*"
+	done
+	decisions=$prev
+	reduce=$dep
+else
+	job reduce "LC_ALL=C sort -T $(q "$work") $(q "$work")/facts-* | $(q "$bin") reduce -q $flags $index >$(q "$work/decisions")" \
+		"touch $(q "$work")/reduce.done"
+	reduce=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-reduce \
+		--dependency=afterok:"$map" --kill-on-invalid-dep=yes -o "$work/reduce.log" "$work/reduce.sh")
+	decisions=$(q "$work/decisions")
+fi
+job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $(q "$out/")" \
+	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
 sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
 	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
 missing=()
 for i in $(seq 0 $((n - 1))); do [[ -e $work/map-$i.done ]] || missing+=("map task $i"); done
-[[ -e $work/reduce.done ]] || missing+=("reduce")
+if ((rounds)); then
+	for r in "${steps[@]}"; do
+		for i in $(seq 0 $((tasks - 1))); do [[ -e $work/$r-$i.done ]] || missing+=("$r task $i"); done
+	done
+else
+	[[ -e $work/reduce.done ]] || missing+=("reduce")
+fi
 for i in $(seq 0 $((tasks - 1))); do [[ -e $work/apply-$i.done ]] || missing+=("apply task $i"); done
 if ((${#missing[@]} > 0)); then
 	echo "mapreduce-slurm.sh: did not finish: ${missing[*]}; the steps' logs (all in $work):" >&2

@@ -134,10 +134,11 @@ func TestMapReduceLocal(t *testing.T) {
 func runOrder(ins []string) []string { return []string{ins[0], ins[3], ins[1], ins[2]} }
 
 // TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
-// arrays on a real cluster, writes the bytes one run writes. It needs a
-// cluster that takes jobs (scripts/slurm-single-node.sh starts one on this
-// machine, as .ci/run does); with WARCDEDUP_SLURM=1 a missing cluster
-// fails the test instead of skipping it.
+// arrays on a real cluster, writes the bytes one run writes; with the
+// partitioned rounds (-r), the records. It needs a cluster that takes jobs
+// (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
+// does); with WARCDEDUP_SLURM=1 a missing cluster fails the test instead of
+// skipping it.
 func TestMapReduceSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no Slurm jobs")
@@ -175,6 +176,21 @@ func TestMapReduceSlurm(t *testing.T) {
 		}
 	}
 	checkOutputs(t, runOrder(ins), outsIn(mr, runOrder(ins)))
+
+	// The partitioned rounds, each a job array: the records one run
+	// writes, but for the similarities near revisits record.
+	mrr := filepath.Join(t.TempDir(), "out")
+	cmd = exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-r", "-t", "2"}, append(ins, mrr+"/")...)...)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mapreduce-slurm.sh -r: %v\n%s", err, out)
+	}
+	if got := names(t, mrr); strings.Join(want, " ") != strings.Join(got, " ") {
+		t.Fatalf("files: one run wrote %v, the Slurm rounds %v", want, got)
+	}
+	for _, n := range want {
+		sameRecords(t, filepath.Join(one, n), filepath.Join(mrr, n))
+	}
 
 	// A damaged input fails its map task; the later steps do not run,
 	// the script says which did not finish, and no output is written.
