@@ -129,8 +129,8 @@ type Rounds struct {
 	// Settings, if set, are the settings the files must have been mapped
 	// with (see passOn).
 	Settings string
-	last     string // the last key read
-	group    []Line // the group being read
+	last     string     // the last key read
+	g        groupState // the group being read
 	// resolve's state: the replaced pages, by record key, the record whose
 	// events are being gathered, and the last line.
 	replaced map[string]*final
@@ -161,53 +161,6 @@ func subjectOf(key string) string {
 	_, s, _ := strings.Cut(key, " ")
 	s, _, _ = strings.Cut(s, " ")
 	return s
-}
-
-// Run runs the round of a group's lines (all with one Group, in key order).
-func (r *Rounds) Run(lines []Line, emit func(Line) error) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	if !strings.ContainsRune(roundTags[r.round], rune(lines[0].Key[0])) {
-		for _, l := range lines {
-			if err := emit(l); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	switch lines[0].Key[0] {
-	case tagExact:
-		return r.exact(lines, emit)
-	case tagID:
-		return r.ids(lines, emit)
-	case tagSite:
-		return r.site(lines, emit)
-	case tagBand:
-		return r.bands(lines, emit)
-	case tagJoin:
-		return r.join(lines, emit)
-	case tagVerify:
-		return r.verify(lines, emit)
-	}
-	return fmt.Errorf("dedup: a line of no round (key %.40q)", lines[0].Key)
-}
-
-// ids writes the repeat count of each record after the first with an ID.
-func (r *Rounds) ids(lines []Line, emit func(Line) error) error {
-	for i, l := range lines[1:] {
-		k := subjectOf(l.Key)
-		off, err := offsetOf(k)
-		if err != nil {
-			return err
-		}
-		v := binary.AppendVarint([]byte{ValRepeat}, off)
-		v = binary.AppendUvarint(v, uint64(i+1))
-		if err := emit(Line{fileOf(k), v}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ParseRepeat reads a repeat line's value (ValRepeat): the offset of a
@@ -298,108 +251,12 @@ func decodeEvent(l Line) (event, error) {
 	return e, e.dec.UnmarshalBinary(d.b)
 }
 
-// exact leads each payload by its first capture.
-func (r *Rounds) exact(lines []Line, emit func(Line) error) error {
-	lead, err := decodeFact(lines[0])
-	if err != nil {
-		return err
-	}
-	leadKey := subjectOf(lines[0].Key)
-	for _, l := range lines[1:] {
-		f, err := decodeFact(l)
-		if err != nil {
-			return err
-		}
-		if lead.computed != f.computed || lead.sha256 != f.sha256 || later(lead.date, f.date) {
-			continue // a digest conflict, or a leader captured later: kept
-		}
-		dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: refOf(lead)}
-		k := subjectOf(l.Key)
-		if !lead.page.OK() {
-			// A payload that is no page is never replaced: its copies are
-			// exact revisits of it now.
-			if err := emit(Line{fileOf(k), append([]byte{ValDecision}, dec.AppendBinary(nil)...)}); err != nil {
-				return err
-			}
-			continue
-		}
-		e := event{kind: evFollow, subject: k, kept: leadKey, dec: dec}
-		if err := emit(e.line()); err != nil {
-			return err
-		}
-	}
-	if !lead.page.OK() {
-		return nil
-	}
-	return emit(Line{string(tagSite) + siteGroup(lead.page.Site) + " " + leadKey, lines[0].Val})
-}
-
 // siteGroup is a site key as a group: no spaces.
 func siteGroup(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return strings.ReplaceAll(s, " ", "%20")
-}
-
-// site judges a site's leading pages in capture order.
-func (r *Rounds) site(lines []Line, emit func(Line) error) error {
-	d := New(r.opts)
-	defer d.Close()
-	keys := map[uint32]string{} // kept page's reference -> its record key
-	type keptPage struct {
-		key string
-		f   *Fact
-	}
-	var kept []keptPage
-	for _, l := range lines {
-		f, err := decodeFact(l)
-		if err != nil {
-			return err
-		}
-		k := subjectOf(l.Key)
-		n := d.nearIdx().Len()
-		dec, err := d.Judge(fileOf(k), f)
-		if err != nil {
-			return err
-		}
-		if dec.act == actNear {
-			e := event{kind: evSite, subject: k, kept: keys[dec.m.Ref], dec: dec}
-			if err := emit(e.line()); err != nil {
-				return err
-			}
-			continue
-		}
-		if d.nearIdx().Len() > n {
-			keys[f.page.Ref] = k
-		}
-		// The page goes on to the other sites' without its site's frame as
-		// it was when the page was judged: as one machine would take the
-		// frame out when the page is compared with the next ones. (The
-		// frame as the round ends, larger, finds pairs one machine does not:
-		// 3 and 2 added on the benchmark's two seeds.)
-		g, pg := *f, *f.page
-		g.page = &pg
-		stripFrame(d.nearIdx(), &pg, r.opts.FrameFilter)
-		pg.Ref = 0
-		kept = append(kept, keptPage{k, &g})
-	}
-	for _, p := range kept {
-		pg := p.f.page
-		b, err := p.f.AppendBinary(nil)
-		if err != nil {
-			return err
-		}
-		if err := emit(Line{string(tagJoin) + p.key + " 0", b}); err != nil {
-			return err
-		}
-		for _, band := range lshBands(pageKeys(pg), lshRounds) {
-			if err := emit(Line{fmt.Sprintf("%c%016x %s", tagBand, band, p.key), nil}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // stripFrame takes the site's frame (as the index holds it now) out of the
@@ -469,114 +326,6 @@ func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
 	return out
 }
 
-// bands pairs the pages of a bucket: each page is a candidate of the
-// later ones. A pair goes to the join round twice, keyed by its earlier
-// page (whose Fact is sent to the later one) and by its later page (which
-// is then verified).
-func (r *Rounds) bands(lines []Line, emit func(Line) error) error {
-	for j := 1; j < len(lines); j++ {
-		b := subjectOf(lines[j].Key)
-		for i := 0; i < j; i++ {
-			a := subjectOf(lines[i].Key)
-			if a == b {
-				continue
-			}
-			if err := emit(Line{string(tagJoin) + a + " 1" + b, nil}); err != nil {
-				return err
-			}
-		}
-		if err := emit(Line{string(tagJoin) + b + " 2", nil}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// join sends a page's Fact (its line "0") to each later page it is a
-// candidate of (lines "1" and the later page), and to its own verification
-// if it is a later page of a pair (a line "2").
-func (r *Rounds) join(lines []Line, emit func(Line) error) error {
-	if !strings.HasSuffix(lines[0].Key, " 0") {
-		return fmt.Errorf("dedup: candidates of %.60q without its page", lines[0].Key)
-	}
-	a := Group(lines[0].Key)[1:]
-	fact := lines[0].Val
-	last := ""
-	for _, l := range lines[1:] {
-		_, rest, _ := strings.Cut(l.Key, " ")
-		switch {
-		case rest == last:
-			continue // the same pair, from another band
-		case rest == "2":
-			if err := emit(Line{string(tagVerify) + a + " 0", fact}); err != nil {
-				return err
-			}
-		case strings.HasPrefix(rest, "1"):
-			if err := emit(Line{string(tagVerify) + rest[1:] + " 1" + a, fact}); err != nil {
-				return err
-			}
-		}
-		last = rest
-	}
-	return nil
-}
-
-// verify judges a page against each of its candidates, earlier pages of
-// other sites, by the exact matcher, the sites' frames already taken out:
-// every candidate it would replace the page with goes to the resolve round.
-func (r *Rounds) verify(lines []Line, emit func(Line) error) error {
-	if !strings.HasSuffix(lines[0].Key, " 0") {
-		return fmt.Errorf("dedup: candidates for %q without its page", lines[0].Key)
-	}
-	b := Group(lines[0].Key)[1:]
-	fb, err := decodeFact(lines[0])
-	if err != nil {
-		return err
-	}
-	o := r.opts
-	o.FrameFilter = false
-	d := New(o)
-	defer d.Close()
-	ix := d.nearIdx()
-	for _, l := range lines[1:] {
-		_, rest, _ := strings.Cut(l.Key, " ")
-		if !strings.HasPrefix(rest, "1") {
-			return fmt.Errorf("dedup: %.60q is no candidate line", l.Key)
-		}
-		a := rest[1:]
-		fa, err := decodeFact(l)
-		if err != nil {
-			return err
-		}
-		if fa.page.Site == fb.page.Site {
-			continue // the site round judged these
-		}
-		// The candidate alone in the index: b is compared with it as one
-		// machine would compare it, were it the most similar kept page.
-		n := ix.Len()
-		ref, err := d.exact.add(refOf(fa))
-		if err != nil {
-			return err
-		}
-		fa.page.Ref = ref
-		ix.Add(fa.page)
-		m, found, err := d.nearMatch(fb, fb.date)
-		ix.Withdraw(n)
-		if err != nil {
-			return err
-		}
-		if !found || !m.Replace() {
-			continue
-		}
-		dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
-		e := event{kind: evCross, subject: b, kept: a, dec: dec}
-		if err := emit(e.line()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // settle decides over the subject whose events were gathered.
 func (r *Rounds) settle(emit func(Line) error) error {
 	evs := r.events
@@ -623,9 +372,7 @@ func (r *Rounds) settle(emit func(Line) error) error {
 }
 
 // Add takes the next line of the round's input, in key order, and writes
-// what the lines before it decide: a group is run once its last line is in.
-// The resolve round's one group is not held: it is decided a record at a
-// time.
+// what it decides; a line of another round or of apply goes on as it is.
 func (r *Rounds) Add(l Line, emit func(Line) error) error {
 	if len(l.Key) == 0 {
 		return errors.New("dedup: a line without a key")
@@ -634,11 +381,6 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 		return fmt.Errorf("dedup: key %.60q after %.60q: the lines are not sorted by key (LC_ALL=C sort)", l.Key, r.last)
 	}
 	r.last = l.Key
-	if len(r.group) > 0 && Group(l.Key) != Group(r.group[0].Key) {
-		if err := r.Flush(emit); err != nil {
-			return err
-		}
-	}
 	if r.round == "resolve" && l.Key[0] == tagResolve {
 		if len(r.prev.Key) > 0 && r.prev.Key == l.Key && bytes.Equal(r.prev.Val, l.Val) {
 			return nil // the same candidate, found in another bucket
@@ -649,23 +391,24 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 	if !strings.ContainsRune(roundTags[r.round], rune(l.Key[0])) {
 		return r.passOn(l, emit)
 	}
-	r.group = append(r.group, Line{l.Key, slices.Clone(l.Val)})
-	return nil
+	if g := Group(l.Key); !r.g.open || g != r.g.name {
+		if err := r.end(emit); err != nil {
+			return err
+		}
+		r.g.name, r.g.open = g, true
+		return r.begin(l, emit)
+	}
+	return r.line(l, emit)
 }
 
-// Flush runs the group held, and ends the resolve round's record.
+// Flush ends the group being read, and the resolve round's record.
 func (r *Rounds) Flush(emit func(Line) error) error {
 	if r.round == "resolve" {
 		if err := r.settle(emit); err != nil {
 			return err
 		}
 	}
-	g := r.group
-	r.group = r.group[:0]
-	if len(g) == 0 {
-		return nil
-	}
-	return r.Run(g, emit)
+	return r.end(emit)
 }
 
 // passOn writes a line of a later round, or of apply, as it is. A file's
@@ -747,4 +490,268 @@ func sortLines(ls []Line) {
 		}
 		return bytes.Compare(a.Val, b.Val)
 	})
+}
+
+// A round reads a group a line at a time (begin with its first line, line
+// with each later one, end after its last) and holds what one machine holds
+// for it: the payload's first capture, the site's index, a page's Fact. The
+// bands round holds the record keys of its bucket.
+
+// groupState is what a round holds of the group being read.
+type groupState struct {
+	name string
+	open bool
+	// exact: the leading capture, its key and its Fact's binary form.
+	lead    *Fact
+	leadKey string
+	leadVal []byte
+	// ids: the records with the ID so far.
+	seen int
+	// site: the site's Deduper and its kept pages' keys by reference;
+	// verify: a Deduper for one candidate at a time.
+	d    *Deduper
+	keys map[uint32]string
+	// bands: the bucket's record keys.
+	bucket []string
+	// join: the page, its Fact's binary form and the last line's pair;
+	// verify: the page and its Fact.
+	page string
+	fact []byte
+	last string
+	fb   *Fact
+}
+
+// begin starts a group with its first line.
+func (r *Rounds) begin(l Line, emit func(Line) error) error {
+	g := &r.g
+	switch l.Key[0] {
+	case tagExact:
+		f, err := decodeFact(l)
+		if err != nil {
+			return err
+		}
+		g.lead, g.leadKey, g.leadVal = f, subjectOf(l.Key), slices.Clone(l.Val)
+	case tagID:
+		g.seen = 1
+	case tagSite:
+		g.d, g.keys = New(r.opts), map[uint32]string{}
+		return r.siteLine(l, emit)
+	case tagBand:
+		g.bucket = append(g.bucket[:0], subjectOf(l.Key))
+	case tagJoin, tagVerify:
+		if !strings.HasSuffix(l.Key, " 0") {
+			return fmt.Errorf("dedup: candidates of %.60q without its page", l.Key)
+		}
+		g.page, g.last = Group(l.Key)[1:], ""
+		g.fact = slices.Clone(l.Val)
+		if l.Key[0] == tagVerify {
+			f, err := decodeFact(l)
+			if err != nil {
+				return err
+			}
+			o := r.opts
+			o.FrameFilter = false // the sites' frames are out of the Facts
+			g.fb, g.d = f, New(o)
+		}
+	default:
+		return fmt.Errorf("dedup: a line of no round (key %.40q)", l.Key)
+	}
+	return nil
+}
+
+// line takes a later line of the group.
+func (r *Rounds) line(l Line, emit func(Line) error) error {
+	switch l.Key[0] {
+	case tagExact:
+		return r.exactLine(l, emit)
+	case tagID:
+		return r.idLine(l, emit)
+	case tagSite:
+		return r.siteLine(l, emit)
+	case tagBand:
+		return r.bandLine(l, emit)
+	case tagJoin:
+		return r.joinLine(l, emit)
+	case tagVerify:
+		return r.verifyLine(l, emit)
+	}
+	return fmt.Errorf("dedup: a line of no round (key %.40q)", l.Key)
+}
+
+// end ends the group: the exact round's leading page goes to its site.
+func (r *Rounds) end(emit func(Line) error) error {
+	g := &r.g
+	if !g.open {
+		return nil
+	}
+	g.open = false
+	var err error
+	switch g.name[0] {
+	case tagExact:
+		if g.lead.page.OK() {
+			err = emit(Line{string(tagSite) + siteGroup(g.lead.page.Site) + " " + g.leadKey, g.leadVal})
+		}
+		g.lead = nil
+	case tagSite, tagVerify:
+		err = g.d.Close()
+		g.d, g.keys, g.fb = nil, nil, nil
+	}
+	return err
+}
+
+// exactLine decides over a later capture of the group's payload: an exact
+// revisit of its first capture, or kept on a digest conflict or when the
+// first was captured later. Copies of a page wait for the resolve round:
+// the page may be replaced.
+func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
+	lead := r.g.lead
+	f, err := decodeFact(l)
+	if err != nil {
+		return err
+	}
+	if lead.computed != f.computed || lead.sha256 != f.sha256 || later(lead.date, f.date) {
+		return nil
+	}
+	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: refOf(lead)}
+	k := subjectOf(l.Key)
+	if !lead.page.OK() {
+		return emit(Line{fileOf(k), append([]byte{ValDecision}, dec.AppendBinary(nil)...)})
+	}
+	e := event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec}
+	return emit(e.line())
+}
+
+// idLine writes the repeat count of a record after the first with its ID.
+func (r *Rounds) idLine(l Line, emit func(Line) error) error {
+	k := subjectOf(l.Key)
+	off, err := offsetOf(k)
+	if err != nil {
+		return err
+	}
+	v := binary.AppendVarint([]byte{ValRepeat}, off)
+	v = binary.AppendUvarint(v, uint64(r.g.seen))
+	r.g.seen++
+	return emit(Line{fileOf(k), v})
+}
+
+// siteLine judges a site's leading page against the site's kept pages, as
+// one machine judges it. A kept page goes on to the other sites' without its
+// site's frame as it was when the page was judged, as one machine takes the
+// frame out when the page is compared with the next ones (the frame as the
+// round ends, larger, found pairs one machine does not: 3 and 2 added on the
+// benchmark's two seeds).
+func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
+	g := &r.g
+	f, err := decodeFact(l)
+	if err != nil {
+		return err
+	}
+	k := subjectOf(l.Key)
+	ix := g.d.nearIdx()
+	n := ix.Len()
+	dec, err := g.d.Judge(fileOf(k), f)
+	if err != nil {
+		return err
+	}
+	if dec.act == actNear {
+		e := event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec}
+		return emit(e.line())
+	}
+	if ix.Len() > n {
+		g.keys[f.page.Ref] = k
+	}
+	kf, pg := *f, *f.page
+	kf.page = &pg
+	stripFrame(ix, &pg, r.opts.FrameFilter)
+	pg.Ref = 0
+	b, err := kf.AppendBinary(nil)
+	if err != nil {
+		return err
+	}
+	if err := emit(Line{string(tagJoin) + k + " 0", b}); err != nil {
+		return err
+	}
+	for _, band := range lshBands(pageKeys(&pg), lshRounds) {
+		if err := emit(Line{fmt.Sprintf("%c%016x %s", tagBand, band, k), nil}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bandLine pairs a page of a bucket with the bucket's earlier pages: each
+// is its candidate. A pair goes to the join round twice, keyed by its
+// earlier page (whose Fact is sent to the later one) and by its later page
+// (which is then verified).
+func (r *Rounds) bandLine(l Line, emit func(Line) error) error {
+	g := &r.g
+	b := subjectOf(l.Key)
+	if b == g.bucket[len(g.bucket)-1] {
+		return nil
+	}
+	for _, a := range g.bucket {
+		if err := emit(Line{string(tagJoin) + a + " 1" + b, nil}); err != nil {
+			return err
+		}
+	}
+	g.bucket = append(g.bucket, b)
+	return emit(Line{string(tagJoin) + b + " 2", nil})
+}
+
+// joinLine sends the group's page's Fact to a later page it is a candidate
+// of (a line "1" and the later page), or to its own verification (a line
+// "2": the page is the later page of a pair).
+func (r *Rounds) joinLine(l Line, emit func(Line) error) error {
+	g := &r.g
+	_, rest, _ := strings.Cut(l.Key, " ")
+	if rest == g.last {
+		return nil // the same pair, from another band
+	}
+	g.last = rest
+	switch {
+	case rest == "2":
+		return emit(Line{string(tagVerify) + g.page + " 0", g.fact})
+	case strings.HasPrefix(rest, "1"):
+		return emit(Line{string(tagVerify) + rest[1:] + " 1" + g.page, g.fact})
+	}
+	return fmt.Errorf("dedup: %.60q is no join line", l.Key)
+}
+
+// verifyLine judges the group's page against one of its candidates, an
+// earlier page of another site, by the exact matcher, the sites' frames
+// already taken out: a candidate it would replace the page with goes to
+// the resolve round.
+func (r *Rounds) verifyLine(l Line, emit func(Line) error) error {
+	g := &r.g
+	_, rest, _ := strings.Cut(l.Key, " ")
+	if !strings.HasPrefix(rest, "1") {
+		return fmt.Errorf("dedup: %.60q is no candidate line", l.Key)
+	}
+	a := rest[1:]
+	fa, err := decodeFact(l)
+	if err != nil {
+		return err
+	}
+	fb := g.fb
+	if fa.page == nil || fb.page == nil || fa.page.Site == fb.page.Site {
+		return nil // the site round judged these
+	}
+	// The candidate alone in the index: the page is compared with it as one
+	// machine would compare it, were it the most similar kept page.
+	ix := g.d.nearIdx()
+	n := ix.Len()
+	ref, err := g.d.exact.add(refOf(fa))
+	if err != nil {
+		return err
+	}
+	fa.page.Ref = ref
+	ix.Add(fa.page)
+	m, found, err := g.d.nearMatch(fb, fb.date)
+	ix.Withdraw(n)
+	if err != nil || !found || !m.Replace() {
+		return err
+	}
+	dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
+	e := event{kind: evCross, subject: g.page, kept: a, dec: dec}
+	return emit(e.line())
 }
