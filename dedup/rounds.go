@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/warcdedup/warcdedup/features"
+	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/near"
 )
 
@@ -105,6 +107,39 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 	return emit(Line{string(tagExact) + f.digest + " " + recKey, b})
 }
 
+// SeedLines writes the line a record kept by an earlier run, read from an
+// index, starts the rounds with: keyed by its digest, as a run's records
+// are, with a record key that sorts before every file's ("/" and its place
+// in the index). Such a record leads its payload and is a kept page of its
+// site, and is never replaced.
+func SeedLines(n int, rec *index.Record, emit func(Line) error) error {
+	b, err := index.AppendRecord(nil, rec)
+	if err != nil {
+		return err
+	}
+	return emit(Line{fmt.Sprintf("%c%s /%016x", tagExact, rec.Digest, n), b})
+}
+
+// NameLine writes the line that names a file, keyed fileKey, for the
+// resolve round: an index names the output a kept record is in.
+func NameLine(fileKey, path string, emit func(Line) error) error {
+	return emitEvent(event{kind: evName, subject: fileKey, kept: path}, emit)
+}
+
+// seedKey says whether a record key is an index record's (SeedLines).
+func seedKey(k string) bool { return strings.HasPrefix(k, "/") }
+
+// seedFact is the Fact of an index record: an eligible record with its
+// page, if it has one.
+func seedFact(rec *index.Record) *Fact {
+	f := &Fact{cls: clsEligible, kind: "response", id: rec.ID, uri: rec.URI, date: rec.Date, digest: rec.Digest,
+		computed: rec.Computed, sha256: rec.SHA256, entity: rec.Entity}
+	if rec.Page.OK() {
+		f.page = rec.Page
+	}
+	return f
+}
+
 // fileOf is the file key of a record key (FILE:OFFSET).
 func fileOf(recKey string) string {
 	i := strings.LastIndexByte(recKey, ':')
@@ -129,8 +164,18 @@ type Rounds struct {
 	// Settings, if set, are the settings the files must have been mapped
 	// with (see passOn).
 	Settings string
-	last     string     // the last key read
-	g        groupState // the group being read
+	// Index says the run adds what it keeps to an index: the exact and
+	// site rounds write the records they keep for the resolve round, which
+	// hands those not replaced there to Keep, in capture order, as an index
+	// takes them (Deduper.Kept), with the base name of their file.
+	Index bool
+	Keep  func(*index.Record) error
+	// inputs are the files' paths, in capture order; names the base name
+	// of each by its key (the resolve round, for Keep: NameLine).
+	inputs []string
+	names  map[string]string
+	last   string     // the last key read
+	g      groupState // the group being read
 	// resolve's state: the replaced pages, by record key, the record whose
 	// events are being gathered, and the last line.
 	replaced map[string]*final
@@ -218,6 +263,8 @@ func refOf(f *Fact) ref {
 // Event kinds of the resolve round.
 const (
 	evFollow = 'f' // an exact copy of a leading page
+	evKept   = 'k' // a record kept, unless replaced across sites: for the index
+	evName   = 'n' // a file's path (kept), before its records: for the index
 	evSite   = 's' // a page replaced by a page of its site
 	evCross  = 'x' // a page replaced, in a bucket, by a page of another site
 )
@@ -228,13 +275,34 @@ type event struct {
 	subject string // the record's key
 	kept    string // the kept record's key
 	dec     Decision
+	rec     *index.Record // evKept: the record as the index takes it
 }
 
-func (e *event) line() Line {
+func (e *event) line() (Line, error) {
 	v := []byte{e.kind}
 	v = appendString(v, e.kept)
-	v = append(v, e.dec.AppendBinary(nil)...)
-	return Line{string(tagResolve) + " " + e.subject + " " + string(e.kind) + e.kept, v}
+	key := string(tagResolve) + " " + e.subject + " " + string(e.kind) + e.kept
+	switch e.kind {
+	case evKept:
+		var err error
+		if v, err = index.AppendRecord(v, e.rec); err != nil {
+			return Line{}, err
+		}
+	case evName:
+		key = string(tagResolve) + " " + e.subject + " " + string(e.kind)
+	default:
+		v = append(v, e.dec.AppendBinary(nil)...)
+	}
+	return Line{key, v}, nil
+}
+
+// emitEvent writes an event for the resolve round.
+func emitEvent(e event, emit func(Line) error) error {
+	l, err := e.line()
+	if err != nil {
+		return err
+	}
+	return emit(l)
 }
 
 func decodeEvent(l Line) (event, error) {
@@ -247,6 +315,17 @@ func decodeEvent(l Line) (event, error) {
 	e.kept = d.string()
 	if d.err != nil {
 		return e, d.err
+	}
+	switch e.kind {
+	case evKept:
+		var err error
+		e.rec, err = index.DecodeRecord(d.b)
+		return e, err
+	case evName:
+		if len(d.b) != 0 {
+			return e, errors.New("dedup: bytes after a file's name")
+		}
+		return e, nil
 	}
 	return e, e.dec.UnmarshalBinary(d.b)
 }
@@ -326,6 +405,21 @@ func lshBands(sets [][]uint64, sc lshScheme) []uint64 {
 	return out
 }
 
+// kept writes the record of f, key k, as the index takes it, for the
+// resolve round: kept unless it is replaced across sites there.
+func (r *Rounds) kept(k string, f *Fact, page *near.Page, emit func(Line) error) error {
+	rec := &index.Record{ID: f.id, URI: f.uri, Date: f.date, Digest: f.digest, Computed: f.computed,
+		SHA256: f.sha256, Page: page}
+	if f.page.OK() {
+		rec.Entity = f.entity
+	}
+	return emitEvent(event{kind: evKept, subject: k, rec: rec}, emit)
+}
+
+// Inputs are the paths of the run's files, in capture order, as the
+// resolve round read them (NameLine).
+func (r *Rounds) Inputs() []string { return r.inputs }
+
 // settle decides over the subject whose events were gathered.
 func (r *Rounds) settle(emit func(Line) error) error {
 	evs := r.events
@@ -333,8 +427,19 @@ func (r *Rounds) settle(emit func(Line) error) error {
 	if len(evs) == 0 {
 		return nil
 	}
+	if evs[0].kind == evName {
+		if r.names == nil {
+			r.names = map[string]string{}
+		}
+		if _, ok := r.names[evs[0].subject]; !ok {
+			r.names[evs[0].subject] = filepath.Base(evs[0].kept)
+			r.inputs = append(r.inputs, evs[0].kept)
+		}
+		return nil
+	}
 	var dec *Decision
 	var kept string
+	var keep *index.Record
 	// Of a page's cross-site matches, the most similar whose kept page was
 	// not itself replaced, as one machine's index would hold it.
 	for i := range evs {
@@ -358,10 +463,16 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			if f := r.replaced[e.kept]; f != nil {
 				dec.act, dec.kept, dec.m = actNear, ref{}, f.m
 			}
+		case evKept:
+			keep = e.rec
 		}
 	}
 	_ = kept
 	if dec == nil {
+		if keep != nil && r.Keep != nil {
+			keep.File = r.names[fileOf(evs[0].subject)]
+			return r.Keep(keep)
+		}
 		return nil
 	}
 	if dec.act == actNear && evs[0].kind != evFollow {
@@ -420,9 +531,11 @@ func (r *Rounds) passOn(l Line, emit func(Line) error) error {
 			return fmt.Errorf("dedup: a fact keyed %.60q: the rounds read the output of warcdedup map --rounds", l.Key)
 		}
 		if len(l.Val) > 0 && l.Val[0] == ValFile {
-			if _, name, set, err := ParseFileLine(l.Val); err != nil {
+			_, name, set, err := ParseFileLine(l.Val)
+			if err != nil {
 				return err
-			} else if r.Settings != "" && set != r.Settings {
+			}
+			if r.Settings != "" && set != r.Settings {
 				return &SettingsError{File: name, Mapped: set, Here: r.Settings}
 			}
 		}
@@ -503,6 +616,7 @@ type groupState struct {
 	open bool
 	// exact: the leading capture, its key and its Fact's binary form.
 	lead    *Fact
+	leadRef ref
 	leadKey string
 	leadVal []byte
 	// ids: the records with the ID so far.
@@ -518,6 +632,7 @@ type groupState struct {
 	page string
 	fact []byte
 	last string
+	weak bool // the page was kept on weak evidence
 	fb   *Fact
 }
 
@@ -526,11 +641,22 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	g := &r.g
 	switch l.Key[0] {
 	case tagExact:
+		g.leadKey, g.leadVal = subjectOf(l.Key), slices.Clone(l.Val)
+		if seedKey(g.leadKey) {
+			rec, err := index.DecodeRecord(l.Val)
+			if err != nil {
+				return err
+			}
+			g.lead = seedFact(rec)
+			g.leadRef = ref{id: rec.ID, uri: rec.URI, date: rec.Date, digest: rec.Digest, computed: rec.Computed,
+				sha256: rec.SHA256, entity: rec.Entity, bare: rec.Bare, seed: true}
+			return nil
+		}
 		f, err := decodeFact(l)
 		if err != nil {
 			return err
 		}
-		g.lead, g.leadKey, g.leadVal = f, subjectOf(l.Key), slices.Clone(l.Val)
+		g.lead, g.leadRef = f, refOf(f)
 	case tagID:
 		g.seen = 1
 	case tagSite:
@@ -539,7 +665,8 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	case tagBand:
 		g.bucket = append(g.bucket[:0], subjectOf(l.Key))
 	case tagJoin, tagVerify:
-		if !strings.HasSuffix(l.Key, " 0") {
+		g.weak = l.Key[0] == tagJoin && strings.HasSuffix(l.Key, " 0-")
+		if !strings.HasSuffix(l.Key, " 0") && !g.weak {
 			return fmt.Errorf("dedup: candidates of %.60q without its page", l.Key)
 		}
 		g.page, g.last = Group(l.Key)[1:], ""
@@ -588,8 +715,11 @@ func (r *Rounds) end(emit func(Line) error) error {
 	var err error
 	switch g.name[0] {
 	case tagExact:
-		if g.lead.page.OK() {
+		switch {
+		case g.lead.page.OK():
 			err = emit(Line{string(tagSite) + siteGroup(g.lead.page.Site) + " " + g.leadKey, g.leadVal})
+		case r.Index && !seedKey(g.leadKey):
+			err = r.kept(g.leadKey, g.lead, nil, emit)
 		}
 		g.lead = nil
 	case tagSite, tagVerify:
@@ -605,20 +735,25 @@ func (r *Rounds) end(emit func(Line) error) error {
 // the page may be replaced.
 func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 	lead := r.g.lead
+	k := subjectOf(l.Key)
+	if seedKey(k) {
+		return nil // an index holds one record of a payload, the first
+	}
 	f, err := decodeFact(l)
 	if err != nil {
 		return err
 	}
-	if lead.computed != f.computed || lead.sha256 != f.sha256 || later(lead.date, f.date) {
+	if lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{} || later(lead.date, f.date) {
 		return nil
 	}
-	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: refOf(lead)}
-	k := subjectOf(l.Key)
+	if r.g.leadRef.seed && lead.id == f.id && f.id != "" {
+		return nil // the record itself, kept by an earlier run over its file
+	}
+	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: r.g.leadRef}
 	if !lead.page.OK() {
 		return emit(Line{fileOf(k), append([]byte{ValDecision}, dec.AppendBinary(nil)...)})
 	}
-	e := event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec}
-	return emit(e.line())
+	return emitEvent(event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec}, emit)
 }
 
 // idLine writes the repeat count of a record after the first with its ID.
@@ -642,23 +777,51 @@ func (r *Rounds) idLine(l Line, emit func(Line) error) error {
 // benchmark's two seeds).
 func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
 	g := &r.g
-	f, err := decodeFact(l)
-	if err != nil {
-		return err
-	}
 	k := subjectOf(l.Key)
 	ix := g.d.nearIdx()
 	n := ix.Len()
-	dec, err := g.d.Judge(fileOf(k), f)
-	if err != nil {
-		return err
+	var f *Fact
+	if seedKey(k) {
+		// A page kept by an earlier run: kept here too, as one machine
+		// seeded with the index keeps it.
+		rec, err := index.DecodeRecord(l.Val)
+		if err != nil {
+			return err
+		}
+		if err := g.d.Seed(rec); err != nil {
+			return err
+		}
+		f = seedFact(rec)
+	} else {
+		var err error
+		if f, err = decodeFact(l); err != nil {
+			return err
+		}
+		dec, err := g.d.Judge(fileOf(k), f)
+		if err != nil {
+			return err
+		}
+		if dec.act == actNear {
+			return emitEvent(event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec}, emit)
+		}
 	}
-	if dec.act == actNear {
-		e := event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec}
-		return emit(e.line())
-	}
+	var page *near.Page
 	if ix.Len() > n {
 		g.keys[f.page.Ref] = k
+		page = f.page
+	}
+	if r.Index && !seedKey(k) {
+		if err := r.kept(k, f, page, emit); err != nil {
+			return err
+		}
+	}
+	// A page kept on weak evidence (page nil) is compared with other
+	// sites' pages, as one machine compares it with every kept page, but,
+	// as there, no later page is compared with it: its facts go on marked
+	// so ("0-").
+	mark := " 0"
+	if page == nil {
+		mark = " 0-"
 	}
 	kf, pg := *f, *f.page
 	kf.page = &pg
@@ -668,7 +831,7 @@ func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	if err := emit(Line{string(tagJoin) + k + " 0", b}); err != nil {
+	if err := emit(Line{string(tagJoin) + k + mark, b}); err != nil {
 		return err
 	}
 	for _, band := range lshBands(pageKeys(&pg), lshRounds) {
@@ -710,8 +873,14 @@ func (r *Rounds) joinLine(l Line, emit func(Line) error) error {
 	g.last = rest
 	switch {
 	case rest == "2":
+		if seedKey(g.page) {
+			return nil // an index's page is never replaced
+		}
 		return emit(Line{string(tagVerify) + g.page + " 0", g.fact})
 	case strings.HasPrefix(rest, "1"):
+		if g.weak {
+			return nil // kept on weak evidence: no later page's kept copy
+		}
 		return emit(Line{string(tagVerify) + rest[1:] + " 1" + g.page, g.fact})
 	}
 	return fmt.Errorf("dedup: %.60q is no join line", l.Key)
@@ -752,6 +921,5 @@ func (r *Rounds) verifyLine(l Line, emit func(Line) error) error {
 		return err
 	}
 	dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
-	e := event{kind: evCross, subject: g.page, kept: a, dec: dec}
-	return emit(e.line())
+	return emitEvent(event{kind: evCross, subject: g.page, kept: a, dec: dec}, emit)
 }

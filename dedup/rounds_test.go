@@ -402,7 +402,11 @@ func TestResolveScale(t *testing.T) {
 		for k := range copies {
 			for _, e := range byFile[f] {
 				e.subject, e.kept = relabelKey(e.subject, k), relabelKey(e.kept, k)
-				if err := r.Add(e.line(), emit); err != nil {
+				l, err := e.line()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Add(l, emit); err != nil {
 					t.Fatal(err)
 				}
 				events++

@@ -52,7 +52,11 @@ mapflags=()
 ((rounds)) && mapflags=(--rounds)
 pids=()
 for i in "${!ins[@]}"; do
-	printf '%d\t%s\n' "$i" "${ins[$i]}" | "$bin" map -q "${mapflags[@]}" "${flags[@]}" >"$work/map-$i" &
+	seed=()
+	# With the rounds, one map task also writes the lines of the index's
+	# records.
+	((rounds && i == 0)) && seed=("${index[@]}")
+	printf '%d\t%s\n' "$i" "${ins[$i]}" | "$bin" map -q "${mapflags[@]}" "${seed[@]}" "${flags[@]}" >"$work/map-$i" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do
@@ -88,7 +92,7 @@ if ((rounds)); then
 		pids=()
 		for f in "$work/$round-in"-*; do
 			[[ -e $f ]] || continue
-			LC_ALL=C sort -S 10% -T "$work" "$f" | "$bin" reduce -q --round "$round" "${flags[@]}" >"${f/-in-/-out-}" &
+			LC_ALL=C sort -S 10% -T "$work" "$f" | "$bin" reduce -q --round "$round" "${flags[@]}" "${index[@]}" >"${f/-in-/-out-}" &
 			pids+=($!)
 		done
 		for p in "${pids[@]}"; do

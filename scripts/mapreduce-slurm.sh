@@ -39,10 +39,6 @@ if (($# < 2)); then
 	echo "usage: $0 [-r] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
 	exit 2
 fi
-if ((rounds)) && [[ -n ${WARCDEDUP_INDEX:-} ]]; then
-	echo "$0: -r and WARCDEDUP_INDEX: the rounds do not read or write an index yet" >&2
-	exit 2
-fi
 bin=$(command -v "${WARCDEDUP:-warcdedup}")
 bin=$(realpath "$bin")
 flags=${WARCDEDUP_FLAGS:-}
@@ -77,8 +73,13 @@ job() {
 	chmod +x "$work/$name.sh"
 }
 mapflags=""
-((rounds)) && mapflags="--rounds"
-job map "$(q "$bin") map -q $mapflags $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
+seed=""
+if ((rounds)); then
+	mapflags="--rounds"
+	# Map task 0 also writes the lines of the index's records.
+	[[ -n $index ]] && seed="seed=(); [[ \$SLURM_ARRAY_TASK_ID == 0 ]] && seed=($index)"
+fi
+job map "seed=()" "$seed" "$(q "$bin") map -q $mapflags \"\${seed[@]}\" $flags <$(q "$work/list") >$(q "$work")/facts-\$SLURM_ARRAY_TASK_ID" \
 	"touch $(q "$work")/map-\$SLURM_ARRAY_TASK_ID.done"
 map=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-map --array=0-$((n - 1)) \
 	-o "$work/map-%a.log" "$work/map.sh")
@@ -93,7 +94,7 @@ if ((rounds)); then
 	prev="$(q "$work")/facts-*"
 	dep=$map
 	for round in exact site bands join verify resolve; do
-		job "$round" "awk -F '\t' -v n=$tasks -v t=\$SLURM_ARRAY_TASK_ID $(q "$part") $prev | LC_ALL=C sort -T $(q "$work") | $(q "$bin") reduce -q --round $round $flags >$(q "$work")/$round-out-\$SLURM_ARRAY_TASK_ID" \
+		job "$round" "awk -F '\t' -v n=$tasks -v t=\$SLURM_ARRAY_TASK_ID $(q "$part") $prev | LC_ALL=C sort -T $(q "$work") | $(q "$bin") reduce -q --round $round $flags $index >$(q "$work")/$round-out-\$SLURM_ARRAY_TASK_ID" \
 			"touch $(q "$work")/$round-\$SLURM_ARRAY_TASK_ID.done"
 		dep=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-$round --array=0-$((tasks - 1)) \
 			--dependency=afterok:"$dep" --kill-on-invalid-dep=yes -o "$work/$round-%a.log" "$work/$round.sh")

@@ -22,12 +22,8 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, err
 	if err != nil {
 		return nil, err
 	}
-	if seg, err := ix.Staged(); err != nil || seg != nil {
+	if err := refuseStaged(ix, dir); err != nil {
 		ix.Close()
-		if err == nil {
-			err = fmt.Errorf("%w: %s holds %d kept records a cluster job staged: commit them once the job's outputs are all written (warcdedup index commit %s) or discard them (warcdedup index discard %s)",
-				index.ErrStaged, dir, seg.Records, dir, dir)
-		}
 		return nil, err
 	}
 	if err := d.SeedFrom(ix.Load); err != nil {
@@ -35,6 +31,17 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, err
 		return nil, fmt.Errorf("loading index %s: %w", dir, err)
 	}
 	return ix, nil
+}
+
+// refuseStaged fails when the index holds a staged segment: what a cluster
+// job kept, waiting for its outputs to be written.
+func refuseStaged(ix *index.Index, dir string) error {
+	seg, err := ix.Staged()
+	if err == nil && seg != nil {
+		err = fmt.Errorf("%w: %s holds %d kept records a cluster job staged: commit them once the job's outputs are all written (warcdedup index commit %s) or discard them (warcdedup index discard %s)",
+			index.ErrStaged, dir, seg.Records, dir, dir)
+	}
+	return err
 }
 
 // commitIndex adds what this run kept, in the outputs that were written, to

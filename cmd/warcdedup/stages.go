@@ -144,6 +144,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	rounds := fl.Bool("rounds", false, "write the lines of the partitioned rounds (reduce --round), not of the one-task reduce")
+	indexDir := fl.String("index", "", "with --rounds: write the lines of the records this index holds too (one task of the job, its list of paths may be empty)")
 	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, mapUsage)
 	if code >= 0 {
@@ -161,12 +162,41 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if code := check(stderr); code >= 0 {
 		return code
 	}
+	if *indexDir != "" && !*rounds {
+		return usageError(stderr, "map --index is for the rounds (--rounds): the one-task reduce reads the index itself")
+	}
 	defer cpuBudget(opts.Workers)()
 	set := settings(opts)
 	out := bufio.NewWriterSize(stdout, 1<<20)
+	var line []byte
+	if *indexDir != "" {
+		ix, err := index.Open(*indexDir, index.Analysis(opts.Config))
+		if err == nil {
+			if err = refuseStaged(ix, *indexDir); err != nil {
+				ix.Close()
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
+			return indexExit(err)
+		}
+		n := 0
+		err = ix.Load(func(r *index.Record) error {
+			n++
+			return dedup.SeedLines(n, r, func(l dedup.Line) error {
+				line = appendLine(line[:0], l)
+				_, err := out.Write(line)
+				return err
+			})
+		})
+		ix.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "warcdedup map: index %s: %v\n", *indexDir, err)
+			return exitFailure
+		}
+	}
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var line []byte
 	for n := uint64(0); sc.Scan(); n++ {
 		path, pos := sc.Text(), n
 		if p, rest, ok := strings.Cut(path, "\t"); ok {
@@ -217,9 +247,16 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		f.Close()
 		d.Close()
 		if err == nil && *rounds {
-			// The file's line, for apply, once its records are counted.
+			// The file's line, for apply, once its records are counted,
+			// and its name, for the resolve round.
 			line = appendLine(line[:0], dedup.Line{Key: key, Val: dedup.FileLine(records, path, set)})
-			_, err = out.Write(line)
+			if _, err = out.Write(line); err == nil {
+				err = dedup.NameLine(key, path, func(l dedup.Line) error {
+					line = appendLine(line[:0], l)
+					_, err := out.Write(line)
+					return err
+				})
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
@@ -263,14 +300,14 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(files) > 0 {
 		return usageError(stderr, "reduce reads fact lines on standard input")
 	}
-	if *round != "" && (*report != "" || *indexDir != "") {
-		return usageError(stderr, "--report and --index are of the one-task reduce, not of --round")
+	if *round != "" && *report != "" {
+		return usageError(stderr, "--report is of the one-task reduce, not of --round")
 	}
 	if code := check(stderr); code >= 0 {
 		return code
 	}
 	if *round != "" {
-		return runRound(*round, opts, *quiet, stdin, stdout, stderr)
+		return runRound(*round, opts, *indexDir, *quiet, stdin, stdout, stderr)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce: "+format+"\n", a...)
@@ -659,7 +696,7 @@ func parseLine(text []byte, buf []byte) (dedup.Line, []byte, error) {
 }
 
 // runRound is `warcdedup reduce --round NAME`: one task of a round.
-func runRound(name string, opts dedup.Options, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: "+format+"\n", append([]any{name}, a...)...)
 		return exitFailure
@@ -669,6 +706,54 @@ func runRound(name string, opts dedup.Options, quiet bool, stdin io.Reader, stdo
 		return usageError(stderr, err.Error())
 	}
 	r.Settings = settings(opts)
+	// With an index, the exact and site rounds hand on what they keep, and
+	// the resolve round stages what the run kept in the index, for
+	// warcdedup index commit once every output is written.
+	var (
+		ix     *index.Index
+		w      *index.Writer
+		staged int
+	)
+	// The index is opened by the task that takes the run's one resolve
+	// group, once it has read the files' names; the round's other tasks
+	// take files' lines only.
+	writer := func() error {
+		if w != nil {
+			return nil
+		}
+		if ix == nil {
+			var err error
+			if ix, err = index.Open(indexDir, index.Analysis(opts.Config)); err != nil {
+				return err
+			}
+		}
+		if err := refuseStaged(ix, indexDir); err != nil {
+			return err
+		}
+		var err error
+		w, err = ix.NewWriter(r.Inputs())
+		return err
+	}
+	if indexDir != "" {
+		r.Index = true
+		if name == "resolve" {
+			defer func() {
+				if w != nil {
+					w.Abort()
+				}
+				if ix != nil {
+					ix.Close()
+				}
+			}()
+			r.Keep = func(rec *index.Record) error {
+				if err := writer(); err != nil {
+					return err
+				}
+				staged++
+				return w.Add(rec)
+			}
+		}
+	}
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	in := bufio.NewReaderSize(stdin, 1<<20)
 	var (
@@ -701,6 +786,10 @@ func runRound(name string, opts dedup.Options, quiet bool, stdin io.Reader, stdo
 				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 				return exitUsage
 			}
+			if errors.Is(err, index.ErrStaged) || errors.Is(err, index.ErrFormat) {
+				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
+				return indexExit(err)
+			}
 			return fail("line %d: %v", n, err)
 		}
 	}
@@ -710,8 +799,24 @@ func runRound(name string, opts dedup.Options, quiet bool, stdin io.Reader, stdo
 	if err := out.Flush(); err != nil {
 		return fail("%v", err)
 	}
+	if r.Keep != nil && len(r.Inputs()) > 0 {
+		// The task that took the run's one resolve group stages what the
+		// run kept.
+		if err := writer(); err != nil {
+			fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
+			return indexExit(err)
+		}
+		err := w.Stage()
+		w = nil
+		if err != nil {
+			return fail("%v", err)
+		}
+	}
 	if !quiet {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: %d lines in, %d out\n", name, n, written)
+		if r.Keep != nil && len(r.Inputs()) > 0 {
+			fmt.Fprintf(stderr, "warcdedup reduce --round %s: staged %d kept records in index %s: run warcdedup index commit %s once every output is written\n", name, staged, indexDir, indexDir)
+		}
 	}
 	return exitOK
 }

@@ -221,35 +221,45 @@ func TestMapReduceIndex(t *testing.T) {
 	}
 	ins := stageFiles(t)
 	jobs := [][]string{{ins[3], ins[1]}, {ins[2]}} // day1 and day2, then day3
-	oneIdx, mrIdx := t.TempDir(), t.TempDir()
-	var mrOuts []string
-	for i, job := range jobs {
-		one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
-		if code, stderr := runCLI(t, append(append([]string{"-q", "--index", oneIdx}, job...), one+"/")...); code != exitOK {
-			t.Fatalf("warcdedup --index, job %d: exit %d\n%s", i+1, code, stderr)
-		}
-		cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-local.sh"}, append(job, mr+"/")...)...)
-		cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_INDEX="+mrIdx)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("mapreduce-local.sh, job %d: %v\n%s", i+1, err, out)
-		}
-		for _, n := range names(t, one) {
-			if !bytes.Equal(mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))) {
-				t.Errorf("job %d, %s: the steps wrote other bytes than warcdedup --index", i+1, n)
+	for _, mode := range []string{"one-task", "rounds"} {
+		t.Run(mode, func(t *testing.T) {
+			oneIdx, mrIdx := t.TempDir(), t.TempDir()
+			script := []string{"../../scripts/mapreduce-local.sh"}
+			if mode == "rounds" {
+				script = append(script, "-r")
 			}
-		}
-		mrOuts = append(mrOuts, outsIn(mr, job)...)
-	}
-	_, into := revisits(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
-	if into == 0 {
-		t.Error("no revisit of the second job points into the first job's outputs")
-	}
-	var a, b bytes.Buffer
-	run([]string{"index", oneIdx}, nil, &a, io.Discard)
-	run([]string{"index", mrIdx}, nil, &b, io.Discard)
-	count := func(s string) string { return strings.SplitN(strings.SplitN(s, "\n", 3)[1], ",", 3)[1] }
-	if count(a.String()) != count(b.String()) {
-		t.Errorf("the runs' index holds%s, the jobs'%s", count(a.String()), count(b.String()))
+			var mrOuts []string
+			for i, job := range jobs {
+				one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
+				if code, stderr := runCLI(t, append(append([]string{"-q", "--index", oneIdx}, job...), one+"/")...); code != exitOK {
+					t.Fatalf("warcdedup --index, job %d: exit %d\n%s", i+1, code, stderr)
+				}
+				cmd := exec.Command("bash", append(script, append(job, mr+"/")...)...)
+				cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_INDEX="+mrIdx)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("mapreduce-local.sh, job %d: %v\n%s", i+1, err, out)
+				}
+				for _, n := range names(t, one) {
+					if mode == "rounds" {
+						sameRecords(t, filepath.Join(one, n), filepath.Join(mr, n))
+					} else if !bytes.Equal(mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))) {
+						t.Errorf("job %d, %s: the steps wrote other bytes than warcdedup --index", i+1, n)
+					}
+				}
+				mrOuts = append(mrOuts, outsIn(mr, job)...)
+			}
+			_, into := revisits(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+			if into == 0 {
+				t.Error("no revisit of the second job points into the first job's outputs")
+			}
+			var a, b bytes.Buffer
+			run([]string{"index", oneIdx}, nil, &a, io.Discard)
+			run([]string{"index", mrIdx}, nil, &b, io.Discard)
+			count := func(s string) string { return strings.SplitN(strings.SplitN(s, "\n", 3)[1], ",", 3)[1] }
+			if count(a.String()) != count(b.String()) {
+				t.Errorf("the runs' index holds%s, the jobs'%s", count(a.String()), count(b.String()))
+			}
+		})
 	}
 }
 
@@ -346,8 +356,9 @@ func sortLines(lines []string) string {
 }
 
 // TestStagedIndexRefused: while a job's kept records are staged in an
-// index, a run or another job with that index stops before writing
-// anything, and says how to go on; after the commit both go on.
+// index, a run or another job with that index (one-task or partitioned)
+// stops before writing anything, and says how to go on; after the commit
+// both go on.
 func TestStagedIndexRefused(t *testing.T) {
 	ins := stageFiles(t)
 	idx := t.TempDir()
@@ -367,6 +378,13 @@ func TestStagedIndexRefused(t *testing.T) {
 	}
 	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitFailure || !strings.Contains(stderr, "staged") {
 		t.Errorf("a second job: exit %d, %q", code, stderr)
+	}
+	// A job of the partitioned rounds stops at its map step.
+	if code, _, stderr := step(t, list.Bytes(), "map", "-q", "--rounds", "--index", idx); code != exitFailure || !strings.Contains(stderr, "staged") {
+		t.Errorf("map --rounds --index: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := step(t, list.Bytes(), "map", "-q", "--index", idx); code != exitUsage || !strings.Contains(stderr, "--rounds") {
+		t.Errorf("map --index without --rounds: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := step(t, nil, "index", "commit", idx); code != exitOK {
 		t.Fatalf("index commit: exit %d, %q", code, stderr)
