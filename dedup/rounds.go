@@ -31,8 +31,11 @@ import (
 //	         against the site's kept pages, as one machine judges them;
 //	         the kept pages go on, less the site's frame, to one bucket for
 //	         each MinHash band of their content keys (lshBands).
-//	bands    by band: the pages of a bucket judged in capture order against
-//	         the bucket's earlier pages, by the exact matcher.
+//	bands    by band: the pairs of a bucket, earlier and later page.
+//	join     by kept page: its facts to each later page it shares
+//	         lshMinShared bands with.
+//	verify   by kept page: the page against each candidate, by the exact
+//	         matcher.
 //	resolve  one group, in capture order: a page's cross-site match is the
 //	         most similar candidate not itself replaced; a page replaced by
 //	         a page later replaced points at that one's kept copy; an exact
@@ -62,12 +65,18 @@ const (
 	ValRepeat   = 'R'
 )
 
-// lshRounds is the banding of the bands round: 32 bands of 2 rows.
-// With 2 rows, a pair at the cross-site threshold's Jaccard (0.25) shares a
-// band with probability 1-(1-0.25^2)^32 = 0.87, at 0.4 with 0.996; datatrove's
-// 14 bands of 8 rows, made for 0.5 and above, lose the low-similarity
-// syndicated copies (docs/scale.md gives the measurements).
-var lshRounds = lshScheme{32, 2}
+// lshRounds is the banding of the bands round: 64 bands of 2 rows, and a
+// pair is verified when it shares lshMinShared of them. With 2 rows, a pair
+// at the cross-site threshold's Jaccard (0.25) shares two or more bands with
+// probability 0.92 (one or more of 32 bands: 0.87), and a pair of pages that
+// only share vocabulary, at 0.05, with 0.011 (0.077): on the scaled set 1.0
+// candidate a page against 8.2, the same pairs missed. Datatrove's 14 bands
+// of 8 rows, made for 0.5 and above, lose the low-similarity syndicated
+// copies (docs/scale.md gives the measurements).
+var lshRounds = lshScheme{64, 2}
+
+// lshMinShared is how many bands a pair must share to be verified.
+const lshMinShared = 2
 
 // lshScheme is a MinHash LSH banding: bands of rows minimum hashes each.
 type lshScheme struct{ bands, rows int }
@@ -629,11 +638,12 @@ type groupState struct {
 	bucket []string
 	// join: the page, its Fact's binary form and the last line's pair;
 	// verify: the page and its Fact.
-	page string
-	fact []byte
-	last string
-	weak bool // the page was kept on weak evidence
-	fb   *Fact
+	page   string
+	fact   []byte
+	last   string
+	weak   bool // the page was kept on weak evidence
+	shared int  // the bands the last line's pair shares
+	fb     *Fact
 }
 
 // begin starts a group with its first line.
@@ -868,18 +878,22 @@ func (r *Rounds) joinLine(l Line, emit func(Line) error) error {
 	g := &r.g
 	_, rest, _ := strings.Cut(l.Key, " ")
 	if rest == g.last {
-		return nil // the same pair, from another band
+		g.shared++ // the same pair, from another band
+	} else {
+		g.last, g.shared = rest, 1
 	}
-	g.last = rest
 	switch {
 	case rest == "2":
+		if g.shared > 1 {
+			return nil
+		}
 		if seedKey(g.page) {
 			return nil // an index's page is never replaced
 		}
 		return emit(Line{string(tagVerify) + g.page + " 0", g.fact})
 	case strings.HasPrefix(rest, "1"):
-		if g.weak {
-			return nil // kept on weak evidence: no later page's kept copy
+		if g.weak || g.shared != lshMinShared {
+			return nil // kept on weak evidence; or too few bands shared, or sent
 		}
 		return emit(Line{string(tagVerify) + rest[1:] + " 1" + g.page, g.fact})
 	}
