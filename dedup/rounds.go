@@ -126,7 +126,7 @@ func SeedLines(n int, rec *index.Record, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	return emit(Line{fmt.Sprintf("%c%s /%016x", tagExact, rec.Digest, n), b})
+	return emit(Line{string(tagExact) + rec.Digest + " " + string(sortableHex([]byte{'/'}, uint64(n))), b})
 }
 
 // NameLine writes the line that names a file, keyed fileKey, for the
@@ -238,19 +238,6 @@ func ParseRepeat(v []byte) (off int64, n uint32, err error) {
 // SetRepeat sets how many records of the run had the record's ID before it
 // (a repeat line of the exact round).
 func (dec *Decision) SetRepeat(n uint32) { dec.repeat = n }
-
-// offsetOf is the offset in a record key (FILE:OFFSET, in hex).
-func offsetOf(recKey string) (int64, error) {
-	i := strings.LastIndexByte(recKey, ':')
-	var off int64
-	if i < 0 {
-		return 0, fmt.Errorf("dedup: %q is no record key", recKey)
-	}
-	if _, err := fmt.Sscanf(recKey[i+1:], "%x", &off); err != nil {
-		return 0, fmt.Errorf("dedup: %q is no record key", recKey)
-	}
-	return off, nil
-}
 
 func decodeFact(l Line) (*Fact, error) {
 	f := new(Fact)
@@ -769,9 +756,9 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 // idLine writes the repeat count of a record after the first with its ID.
 func (r *Rounds) idLine(l Line, emit func(Line) error) error {
 	k := subjectOf(l.Key)
-	off, err := offsetOf(k)
-	if err != nil {
-		return err
+	off, ok := offsetOf(k)
+	if !ok {
+		return fmt.Errorf("dedup: %.60q is no record key", k)
 	}
 	v := binary.AppendVarint([]byte{ValRepeat}, off)
 	v = binary.AppendUvarint(v, uint64(r.g.seen))

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -213,15 +212,7 @@ func roundPairs(t *testing.T, facts []keyedFact, decided []Line) (map[pairKey]bo
 
 // recordKeyOf is the key of the record at offset off of the file keyed
 // file, as warcdedup map writes it.
-func recordKeyOf(file string, off int64) string {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 16)
-	for i := 15; i >= 0; i-- {
-		b[i] = hex[off&15]
-		off >>= 4
-	}
-	return file + ":" + string(b)
-}
+func recordKeyOf(file string, off int64) string { return RecordKey(file, off) }
 
 // TestRoundsChains: the rounds resolve what one machine decides in order.
 // A story kept on one site (a), copied to a second site (b1: replaced
@@ -385,11 +376,11 @@ func TestResolveScale(t *testing.T) {
 	relabelKey := func(key string, k int) string {
 		dash := strings.IndexByte(key, '-')
 		colon := strings.LastIndexByte(key, ':')
-		pos, err := strconv.ParseUint(key[dash+1:colon], 16, 64)
-		if err != nil {
-			t.Fatalf("%q: %v", key, err)
+		pos, ok := parseSortableHex(key[dash+1 : colon])
+		if !ok {
+			t.Fatalf("%q is no record key", key)
 		}
-		return fmt.Sprintf("%s-%016x%s", key[:dash], uint64(k*len(files))+pos, key[colon:])
+		return string(sortableHex([]byte(key[:dash+1]), uint64(k*len(files))+pos)) + key[colon:]
 	}
 	r, err := NewRound("resolve", opts)
 	if err != nil {

@@ -36,21 +36,17 @@ import (
 
 var b64 = base64.StdEncoding
 
-// runKey is the key of a file: "0" and the first record's WARC-Date
-// (UTC, fixed width), or "1" and zeros for a file without one, then the
-// file's position in the list, 16 hex digits. Keys sort as orderByDate
+// runKey is the key of a file (dedup.FileKey): keys sort as orderByDate
 // orders the inputs of a run.
 func runKey(path string, pos uint64) string {
-	if t, ok := firstDate(path); ok {
-		return "0" + t.UTC().Format("20060102150405.000000000") + "-" + fmt.Sprintf("%016x", pos)
-	}
-	return "1" + strings.Repeat("0", 24) + "-" + fmt.Sprintf("%016x", pos)
+	t, ok := firstDate(path)
+	return dedup.FileKey(t, ok, pos)
 }
 
 // A map line's key is the file's key and ":"; a record's, the file's key,
-// ":" and its offset in the decompressed file, 16 hex digits. The file's
+// ":" and its offset in the decompressed file (dedup.RecordKey). The file's
 // line, whose value is its name and the settings, sorts first.
-func recordKey(file string, off int64) string { return fmt.Sprintf("%s:%016x", file, off) }
+func recordKey(file string, off int64) string { return dedup.RecordKey(file, off) }
 
 // settings are the options Map and Judge must share: the decision of a
 // record depends on them all.
