@@ -128,6 +128,7 @@ const mapUsage = `usage: warcdedup map [flags] < PATHS > FACTS
 Reads WARC paths on standard input, one a line ("PATH", or "POSITION<TAB>PATH"
 as Hadoop's NLineInputFormat hands them), and writes a line for each record:
 its key and what deciding it needs (its digests, its page's signatures).
+With --rounds, the lines of the partitioned rounds (reduce --round exact).
 The steps of a cluster job are documented in docs/scale.md.
 
 `
@@ -271,11 +272,19 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 const reduceUsage = `usage: warcdedup reduce [flags] < FACTS > DECISIONS
+       warcdedup reduce --round NAME [flags] < LINES > LINES
 
 Reads the fact lines of every file of a run, sorted by key (LC_ALL=C sort),
 and decides over each record as a run on one machine does: one task for the
 whole run. Writes a line for each file and for each record that does not
 stay as it is, keyed by the file, for warcdedup apply.
+
+With --round, one task of one of the partitioned rounds (exact, site, bands,
+join, verify, resolve, in that order): it reads the lines of its groups
+(map --rounds, then each round's output; an engine sends each group, the
+key up to its first space, whole to one task, sorted by key) and holds one
+group at a time. The last round's lines go to warcdedup apply. The rounds
+are documented in docs/scale.md.
 
 `
 
