@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,10 +180,14 @@ type Rounds struct {
 	// takes them (Deduper.Kept), with the base name of their file.
 	Index bool
 	Keep  func(*index.Record) error
+	// report, if set (SetReport), takes the resolve round's duplicates and
+	// clusters, as the report of a run takes them.
+	report *report
 	// inputs are the files' paths, in capture order; names the base name
 	// of each by its key (the resolve round, for Keep: NameLine).
 	inputs []string
 	names  map[string]string
+	paths  map[string]string
 	last   string     // the last key read
 	g      groupState // the group being read
 	// resolve's state: the replaced pages, by record key, the record whose
@@ -272,6 +277,10 @@ type event struct {
 	kept    string // the kept record's key
 	dec     Decision
 	rec     *index.Record // evKept: the record as the index takes it
+	// The record's target URI, date and ID, and the evidence of a near
+	// duplicate, for the report (a decision's events).
+	uri, date, id          string
+	shared, sigs, keptSigs int
 }
 
 func (e *event) line() (Line, error) {
@@ -287,6 +296,9 @@ func (e *event) line() (Line, error) {
 	case evName:
 		key = string(tagResolve) + " " + e.subject + " " + string(e.kind)
 	default:
+		v = appendString(appendString(appendString(v, e.uri), e.date), e.id)
+		m := &e.dec.m
+		v = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(v, uint64(m.Shared)), uint64(m.Sigs)), uint64(m.KeptSigs))
 		v = append(v, e.dec.AppendBinary(nil)...)
 	}
 	return Line{key, v}, nil
@@ -323,7 +335,17 @@ func decodeEvent(l Line) (event, error) {
 		}
 		return e, nil
 	}
-	return e, e.dec.UnmarshalBinary(d.b)
+	e.uri, e.date, e.id = d.string(), d.string(), d.string()
+	e.shared, e.sigs, e.keptSigs = int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
+	if d.err != nil {
+		return e, d.err
+	}
+	if err := e.dec.UnmarshalBinary(d.b); err != nil {
+		return e, err
+	}
+	m := &e.dec.m
+	m.Shared, m.Sigs, m.KeptSigs = e.shared, e.sigs, e.keptSigs
+	return e, nil
 }
 
 // siteGroup is a site key as a group: no spaces.
@@ -412,6 +434,12 @@ func (r *Rounds) kept(k string, f *Fact, page *near.Page, emit func(Line) error)
 	return emitEvent(event{kind: evKept, subject: k, rec: rec}, emit)
 }
 
+// SetReport makes the resolve round write the JSON lines report of the
+// duplicates it decides and, when it ends, of their clusters, as a run's
+// report (Options.Report) does; containments and pages kept on weak
+// evidence are not in it.
+func (r *Rounds) SetReport(w io.Writer) { r.report = newReport(w) }
+
 // Inputs are the paths of the run's files, in capture order, as the
 // resolve round read them (NameLine).
 func (r *Rounds) Inputs() []string { return r.inputs }
@@ -425,10 +453,11 @@ func (r *Rounds) settle(emit func(Line) error) error {
 	}
 	if evs[0].kind == evName {
 		if r.names == nil {
-			r.names = map[string]string{}
+			r.names, r.paths = map[string]string{}, map[string]string{}
 		}
 		if _, ok := r.names[evs[0].subject]; !ok {
 			r.names[evs[0].subject] = filepath.Base(evs[0].kept)
+			r.paths[evs[0].subject] = evs[0].kept
 			r.inputs = append(r.inputs, evs[0].kept)
 		}
 		return nil
@@ -474,8 +503,38 @@ func (r *Rounds) settle(emit func(Line) error) error {
 	if dec.act == actNear && evs[0].kind != evFollow {
 		r.replaced[evs[0].subject] = &final{m: dec.m}
 	}
+	if r.report != nil {
+		if err := r.reportLine(evs, dec); err != nil {
+			return err
+		}
+	}
 	v := append([]byte{ValDecision}, dec.AppendBinary(nil)...)
 	return emit(Line{fileOf(evs[0].subject), v})
+}
+
+// reportLine writes the report's line for the decision over the subject of
+// evs.
+func (r *Rounds) reportLine(evs []event, dec *Decision) error {
+	var e *event
+	for i := range evs {
+		if evs[i].kind != evKept {
+			e = &evs[i]
+			break
+		}
+	}
+	d := Duplicate{File: r.paths[fileOf(e.subject)], URI: e.uri, Date: e.date, RecordID: e.id, Action: "revisit"}
+	if dec.act == actExact {
+		k := &dec.kept
+		d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = k.uri, k.date, k.id, "exact", 1, relation(k.uri, e.uri)
+	} else {
+		m := &dec.m
+		d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = m.kept.uri, m.kept.date, m.kept.id, m.Method, m.Similarity, string(m.Relation)
+		d.Shared, d.Signatures, d.KeptSignatures = m.Shared, m.Sigs, m.KeptSigs
+	}
+	if err := r.report.duplicate(d); err != nil {
+		return err
+	}
+	return r.report.commit()
 }
 
 // Add takes the next line of the round's input, in key order, and writes
@@ -512,6 +571,9 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 func (r *Rounds) Flush(emit func(Line) error) error {
 	if r.round == "resolve" {
 		if err := r.settle(emit); err != nil {
+			return err
+		}
+		if err := r.report.close(); err != nil {
 			return err
 		}
 	}
@@ -747,10 +809,10 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 		return nil // the record itself, kept by an earlier run over its file
 	}
 	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: r.g.leadRef}
-	if !lead.page.OK() {
-		return emit(Line{fileOf(k), append([]byte{ValDecision}, dec.AppendBinary(nil)...)})
-	}
-	return emitEvent(event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec}, emit)
+	// A copy of a page waits for the resolve round (the page may be
+	// replaced); a copy of another payload is decided, and goes there for
+	// the report.
+	return emitEvent(event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec, uri: f.uri, date: f.date, id: f.id}, emit)
 }
 
 // idLine writes the repeat count of a record after the first with its ID.
@@ -799,7 +861,7 @@ func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
 			return err
 		}
 		if dec.act == actNear {
-			return emitEvent(event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec}, emit)
+			return emitEvent(event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec, uri: f.uri, date: f.date, id: f.id}, emit)
 		}
 	}
 	var page *near.Page
@@ -922,5 +984,5 @@ func (r *Rounds) verifyLine(l Line, emit func(Line) error) error {
 		return err
 	}
 	dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
-	return emitEvent(event{kind: evCross, subject: g.page, kept: a, dec: dec}, emit)
+	return emitEvent(event{kind: evCross, subject: g.page, kept: a, dec: dec, uri: fb.uri, date: fb.date, id: fb.id}, emit)
 }

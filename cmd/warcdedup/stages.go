@@ -305,14 +305,14 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(files) > 0 {
 		return usageError(stderr, "reduce reads fact lines on standard input")
 	}
-	if *round != "" && *report != "" {
-		return usageError(stderr, "--report is of the one-task reduce, not of --round")
+	if *round != "" && *round != "resolve" && *report != "" {
+		return usageError(stderr, "--report is of the resolve round (or of the one-task reduce)")
 	}
 	if code := check(stderr); code >= 0 {
 		return code
 	}
 	if *round != "" {
-		return runRound(*round, opts, *indexDir, *quiet, stdin, stdout, stderr)
+		return runRound(*round, opts, *indexDir, *report, *force, *quiet, stdin, stdout, stderr)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce: "+format+"\n", a...)
@@ -701,7 +701,7 @@ func parseLine(text []byte, buf []byte) (dedup.Line, []byte, error) {
 }
 
 // runRound is `warcdedup reduce --round NAME`: one task of a round.
-func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRound(name string, opts dedup.Options, indexDir, reportPath string, force, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: "+format+"\n", append([]any{name}, a...)...)
 		return exitFailure
@@ -722,7 +722,7 @@ func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdi
 	// The index is opened by the task that takes the run's one resolve
 	// group, once it has read the files' names; the round's other tasks
 	// take files' lines only.
-	writer := func() error {
+	indexWriter := func() error {
 		if w != nil {
 			return nil
 		}
@@ -739,6 +739,38 @@ func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdi
 		w, err = ix.NewWriter(r.Inputs())
 		return err
 	}
+	// The report, too, is written by the task that takes the resolve
+	// group: it is created at its first line (lazyWriter).
+	var (
+		repW   *writer
+		repOut *output
+		reg    = newRegistry()
+	)
+	openReport := func() (io.Writer, error) {
+		o, err := classify(reportPath)
+		if err == nil {
+			if err = prepare([]*output{o}, force, reg); err == nil {
+				repOut = o
+				repW, err = o.create(reg, stdout, 0o644)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--report: %w", err)
+		}
+		return repW, nil
+	}
+	rep := &lazyWriter{open: openReport}
+	if reportPath != "" {
+		r.SetReport(rep)
+		defer func() {
+			if repW != nil {
+				repW.abort()
+			}
+			if repOut != nil {
+				repOut.unlock(reg)
+			}
+		}()
+	}
 	if indexDir != "" {
 		r.Index = true
 		if name == "resolve" {
@@ -751,7 +783,7 @@ func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdi
 				}
 			}()
 			r.Keep = func(rec *index.Record) error {
-				if err := writer(); err != nil {
+				if err := indexWriter(); err != nil {
 					return err
 				}
 				staged++
@@ -804,10 +836,20 @@ func runRound(name string, opts dedup.Options, indexDir string, quiet bool, stdi
 	if err := out.Flush(); err != nil {
 		return fail("%v", err)
 	}
+	if reportPath != "" && len(r.Inputs()) > 0 {
+		if _, err := rep.Write(nil); err != nil {
+			return fail("%v", err)
+		}
+		err := repW.finish()
+		repW = nil
+		if err != nil {
+			return fail("writing the report: %v", err)
+		}
+	}
 	if r.Keep != nil && len(r.Inputs()) > 0 {
 		// The task that took the run's one resolve group stages what the
 		// run kept.
-		if err := writer(); err != nil {
+		if err := indexWriter(); err != nil {
 			fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 			return indexExit(err)
 		}
@@ -843,4 +885,21 @@ func readLine(in *bufio.Reader, long []byte) (line, storage []byte, err error) {
 		err = nil
 	}
 	return l, long, err
+}
+
+// lazyWriter opens its writer at the first Write.
+type lazyWriter struct {
+	open func() (io.Writer, error)
+	w    io.Writer
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if l.w == nil {
+		w, err := l.open()
+		if err != nil {
+			return 0, err
+		}
+		l.w = w
+	}
+	return l.w.Write(p)
 }

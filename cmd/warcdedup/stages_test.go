@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -452,12 +453,17 @@ func TestCPUBudget(t *testing.T) {
 }
 
 // runRounds runs the partitioned rounds over the lines of map --rounds,
-// sorting between them as an engine does, and returns the decision lines.
-func runRounds(t *testing.T, mapped string, flags ...string) string {
+// sorting between them as an engine does, and returns the decision lines;
+// the resolve round writes a report to report, if it is set.
+func runRounds(t *testing.T, mapped, report string, flags ...string) string {
 	t.Helper()
 	cur := mapped
 	for _, round := range dedup.RoundNames {
-		code, out, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(cur, "\n"), "\n"))), append([]string{"reduce", "-q", "--round", round}, flags...)...)
+		args := append([]string{"reduce", "-q", "--round", round}, flags...)
+		if round == "resolve" && report != "" {
+			args = append(args, "--report", report)
+		}
+		code, out, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(cur, "\n"), "\n"))), args...)
 		if code != exitOK {
 			t.Fatalf("reduce --round %s: exit %d\n%s", round, code, stderr)
 		}
@@ -479,9 +485,21 @@ func TestRoundSteps(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("map --rounds: exit %d\n%s", code, stderr)
 	}
-	decisions := runRounds(t, mapped)
+	report := filepath.Join(t.TempDir(), "rounds.jsonl")
+	decisions := runRounds(t, mapped, report)
 	if !strings.Contains(decisions, "\tD") {
 		t.Fatal("the rounds made no decision")
+	}
+	// The report names the duplicates and clusters the one-task reduce's
+	// report names (its revisits: the rounds report no containment or page
+	// kept on weak evidence).
+	_, facts0, _ := step(t, list.Bytes(), "map", "-q")
+	oneReport := filepath.Join(t.TempDir(), "one.jsonl")
+	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts0, "\n"), "\n"))), "reduce", "-q", "--report", oneReport); code != exitOK {
+		t.Fatalf("reduce --report: exit %d\n%s", code, stderr)
+	}
+	if a, b := reportPairs(t, oneReport), reportPairs(t, report); a != b || !strings.Contains(a, "cluster") {
+		t.Errorf("the rounds' report:\n%s\nthe one-task reduce's:\n%s", b, a)
 	}
 	out, one := filepath.Join(t.TempDir(), "out"), t.TempDir()
 	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n"))), "apply", "-q", out+"/"); code != exitOK {
@@ -565,4 +583,33 @@ func sameRecords(t *testing.T, a, b string) int {
 		}
 	}
 	return revisits
+}
+
+// reportPairs lists a report's revisits (record, kept record, method,
+// file) and clusters (kept record, members), sorted.
+func reportPairs(t *testing.T, path string) string {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(mustRead(t, path))), "\n") {
+		var d struct {
+			Kind, File, RecordID, KeptID, Method, Action string
+			Members                                      []string
+		}
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch {
+		case d.Kind == "duplicate" && d.Action == "revisit":
+			method := d.Method
+			if method != "exact" {
+				method = "near"
+			}
+			lines = append(lines, fmt.Sprintf("duplicate %s -> %s (%s, %s)", d.RecordID, d.KeptID, method, filepath.Base(d.File)))
+		case d.Kind == "cluster":
+			slices.Sort(d.Members)
+			lines = append(lines, fmt.Sprintf("cluster %s: %v", d.KeptID, d.Members))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
