@@ -98,10 +98,44 @@ func isBlockTag(name []byte) bool {
 // reads like: navigation, footers, side boxes, form controls.
 func chromeTag(name []byte) bool {
 	switch string(name) {
-	case "nav", "footer", "select", "button", "label", "textarea", "template", "dialog":
+	case "nav", "footer", "button", "label", "textarea", "template", "dialog":
 		return true
 	}
 	return false
+}
+
+// selectEnds says whether a tag ends an open select element, as HTML's "in
+// select" and "in select in table" insertion modes end it (HTML Living
+// Standard, 13.2.6.4.16 and 17): an input, keygen or textarea start tag, and
+// any tag of a table's structure. Pages leave a select open when a script
+// fills its options; counted until its end tag, a select left open made the
+// rest of the page form-control text, the story included (measured on a
+// chinatibetnews.com story whose calendar's two selects are never closed).
+func selectEnds(name []byte, open bool) bool {
+	switch string(name) {
+	case "input", "keygen", "textarea":
+		return open
+	case "td", "th", "tr", "tbody", "thead", "tfoot", "table", "caption":
+		return true
+	}
+	return false
+}
+
+// selectTag follows select elements, which are form controls (chrome) and do
+// not nest: a select start tag ends an open one.
+func (e *Extractor) selectTag(name []byte, open bool) bool {
+	isSelect := string(name) == "select"
+	if e.bs.inSelect && (isSelect || selectEnds(name, open)) {
+		e.cut()
+		e.bs.chrome = max(e.bs.chrome-1, 0)
+		e.bs.inSelect = false
+	}
+	if isSelect && open {
+		e.cut()
+		e.bs.chrome++
+		e.bs.inSelect = true
+	}
+	return isSelect
 }
 
 func headingTag(name []byte) bool {
@@ -118,6 +152,7 @@ type blockState struct {
 	cur               block
 	inLink            bool
 	headDepth, chrome int
+	inSelect          bool // a select is open (selectTag)
 	preDepth          int
 	// Containers whose class or id names page furniture (unlikely): depth of
 	// each container element, and the one open unlikely region, if any.
@@ -368,6 +403,9 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 	d := 1
 	if !open {
 		d = -1
+	}
+	if e.selectTag(name, open) {
+		return
 	}
 	switch {
 	case string(name) == "a":

@@ -330,3 +330,30 @@ func TestMainTextOwnStopwords(t *testing.T) {
 		})
 	}
 }
+
+// TestMainTextSelect: a select element ends where HTML's parser ends it (its
+// end tag, another select, an input or textarea, a tag of the table around
+// it), so a select a script was to fill, left open in a calendar's table
+// cell, leaves the story after the table its own text; the words of a
+// select are no main text.
+func TestMainTextSelect(t *testing.T) {
+	e := mainTextExtractor(t)
+	story := storyPara + storyPara + storyPara
+	calendar := `<table><tr><td>Year <select id="year"><script>yearList()</script></td><td>Month <select id="month"><option>March</option></td></tr></table>`
+	for _, tc := range []struct {
+		name, page string
+		story      bool // the story is the main text
+	}{
+		{"a closed select", `<body><form><select><option>2022</option></select></form>` + story + `</body>`, true},
+		{"selects left open in table cells", `<body>` + calendar + story + `</body>`, true},
+		{"a select left open, ended by an input", `<body><div><select name="y"><option>2022</option><input type="text"></div>` + story + `</body>`, true},
+		{"a select left open, ended by another", `<body><select name="y"><option>2022</option><select name="m"><option>May</option></select>` + story + `</body>`, true},
+		{"the story inside a select", `<body><select><option>` + story + `</option></select></body>`, false},
+	} {
+		d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
+		got := d.MainText && strings.Contains(mainTextString(e, d), "residents have been asked to use the ferry")
+		if got != tc.story {
+			t.Errorf("%s: the story is the main text: %v, want %v (MainText %v, %q)", tc.name, got, tc.story, d.MainText, mainTextString(e, d))
+		}
+	}
+}

@@ -380,6 +380,9 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 			var nb [16]byte
 			name := tagName(nb[:], z.Raw())
 			if e.cfg.MainText {
+				if tt == html.SelfClosingTagToken && e.bs.inSelect {
+					e.selectTag(name, true) // <input/> ends a select too
+				}
 				if tt == html.StartTagToken {
 					e.blockTag(name, true)
 					e.containerTag(z, name, true)
