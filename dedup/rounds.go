@@ -114,7 +114,7 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	return emit(Line{string(tagExact) + f.digest + " " + recKey, b})
+	return emit(Line{string(tagExact) + groupOf(f.digest) + " " + recKey, b})
 }
 
 // SeedLines writes the line a record kept by an earlier run, read from an
@@ -127,7 +127,7 @@ func SeedLines(n int, rec *index.Record, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	return emit(Line{string(tagExact) + rec.Digest + " " + string(sortableHex([]byte{'/'}, uint64(n))), b})
+	return emit(Line{string(tagExact) + groupOf(rec.Digest) + " " + string(sortableHex([]byte{'/'}, uint64(n))), b})
 }
 
 // NameLine writes the line that names a file, keyed fileKey, for the
@@ -348,12 +348,17 @@ func decodeEvent(l Line) (event, error) {
 	return e, nil
 }
 
-// siteGroup is a site key as a group: no spaces.
-func siteGroup(s string) string {
+// groupOf makes a digest or a site key a group: no space, tab or line
+// break, which end a key or a line (a recorded digest is taken verbatim),
+// and not empty.
+func groupOf(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return strings.ReplaceAll(s, " ", "%20")
+	if strings.ContainsAny(s, " \t\r\n%") {
+		s = strings.NewReplacer("%", "%25", " ", "%20", "\t", "%09", "\r", "%0D", "\n", "%0A").Replace(s)
+	}
+	return s
 }
 
 // stripFrame takes the site's frame (as the index holds it now) out of the
@@ -776,7 +781,7 @@ func (r *Rounds) end(emit func(Line) error) error {
 	case tagExact:
 		switch {
 		case g.lead.page.OK():
-			err = emit(Line{string(tagSite) + siteGroup(g.lead.page.Site) + " " + g.leadKey, g.leadVal})
+			err = emit(Line{string(tagSite) + groupOf(g.lead.page.Site) + " " + g.leadKey, g.leadVal})
 		case r.Index && !seedKey(g.leadKey):
 			err = r.kept(g.leadKey, g.lead, nil, emit)
 		}

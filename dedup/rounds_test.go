@@ -415,3 +415,24 @@ func TestResolveScale(t *testing.T) {
 		len(facts)*copies, copies, events, decisions, float64(ms.HeapInuse-base)/float64(max(len(r.replaced), 1)),
 		float64(time.Since(start).Microseconds())/float64(max(events, 1)))
 }
+
+// TestGroupOf: a recorded digest or a site key with a space, tab or line
+// break still makes one group of a key, and its record key comes back whole;
+// different strings make different groups.
+func TestGroupOf(t *testing.T) {
+	seen := map[string]string{}
+	for _, s := range []string{"sha1:ABC", "sha1:AB C", "sha1:AB%20C", "sha1:AB\tC", "a\nb", "", "-x", "example.com"} {
+		g := groupOf(s)
+		if strings.ContainsAny(g, " \t\r\n") || g == "" {
+			t.Errorf("groupOf(%q) = %q", s, g)
+		}
+		if o, ok := seen[g]; ok {
+			t.Errorf("groupOf(%q) = groupOf(%q) = %q", s, o, g)
+		}
+		seen[g] = s
+		key := string(tagExact) + g + " " + RecordKey("0x-a0", 7)
+		if Group(key) != string(tagExact)+g || subjectOf(key) != RecordKey("0x-a0", 7) {
+			t.Errorf("key %q: group %q, record %q", key, Group(key), subjectOf(key))
+		}
+	}
+}
