@@ -357,3 +357,28 @@ func TestMainTextSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestMainTextUnclosedChrome: a form control or other chrome element left
+// open ends with the container it was opened in, as HTML's parser pops it
+// there, so the story after that container is text; chrome closed properly,
+// or still open around the story, stays chrome.
+func TestMainTextUnclosedChrome(t *testing.T) {
+	e := mainTextExtractor(t)
+	story := storyPara + storyPara + storyPara
+	for _, tc := range []struct {
+		name, page string
+		story      bool // the story is the main text
+	}{
+		{"a button left open in a toolbar", `<body><div class="toolbar"><button>Share</div><div>` + story + `</div></body>`, true},
+		{"a label left open in a form's row", `<body><form><div><label>Email<input></div></form><div>` + story + `</div></body>`, true},
+		{"a nav left open in the header", `<body><div id="top"><nav><a href="/">Home</a></div><div>` + story + `</div></body>`, true},
+		{"the story inside a nav", `<body><nav>` + story + `</nav></body>`, false},
+		{"the story inside a button left open", `<body><div><button>` + story + `</div></body>`, false},
+	} {
+		d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
+		got := d.MainText && strings.Contains(mainTextString(e, d), "residents have been asked to use the ferry")
+		if got != tc.story {
+			t.Errorf("%s: the story is the main text: %v, want %v (MainText %v, %q)", tc.name, got, tc.story, d.MainText, mainTextString(e, d))
+		}
+	}
+}

@@ -384,9 +384,10 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 					e.selectTag(name, true) // <input/> ends a select too
 				}
 				if tt == html.StartTagToken {
+					chrome0 := e.bs.chrome
 					e.blockTag(name, true)
 					e.containerTag(z, name, true)
-					e.nestTag(name, true)
+					e.nestTag(name, true, chrome0)
 				} else if isBlockTag(name) {
 					e.cut()
 				}
@@ -433,7 +434,7 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 			if e.cfg.MainText && skip == "" {
 				e.blockTag(name, false)
 				e.containerTag(z, name, false)
-				e.nestTag(name, false)
+				e.nestTag(name, false, 0)
 			}
 			if !isFormatting(name) {
 				e.space()

@@ -58,6 +58,11 @@ type nest struct {
 	kind [maxNest]uint8
 	n    int // open containers, some of them perhaps beyond kind's length
 	low  int // the shallowest n since the last text
+	// chrome is the chrome depth (blockState.chrome) before each open
+	// container's start tag; ended, the least of those of the containers
+	// popped by the last tag, or -1 (see nestTag).
+	chrome [maxNest]int32
+	ended  int32
 }
 
 func (s *nest) top() uint8 {
@@ -70,6 +75,9 @@ func (s *nest) top() uint8 {
 func (s *nest) pop() {
 	s.n--
 	s.low = min(s.low, s.n)
+	if s.n < maxNest && (s.ended < 0 || s.chrome[s.n] < s.ended) {
+		s.ended = s.chrome[s.n]
+	}
 }
 
 // open pushes a container, first closing what its start tag implies.
@@ -116,15 +124,32 @@ func (s *nest) close(k uint8) {
 }
 
 // nestTag follows container elements for start (open) and end tags.
-func (e *Extractor) nestTag(name []byte, open bool) {
+//
+// A container that closes also closes the form controls and other chrome
+// elements left open inside it, as HTML's parser pops every element above
+// the one an end tag closes (HTML Living Standard, 13.2.6.4.7, "any other
+// end tag"): a button or label without its end tag (a product page's 56
+// buttons and 53 end tags) otherwise made the rest of the page chrome. The
+// chrome depth is restored to what it was before the container opened;
+// chrome0 is that depth before this start tag's own element was counted.
+func (e *Extractor) nestTag(name []byte, open bool, chrome0 int) {
 	k := containerKind(name)
 	if k == ctNone {
 		return
 	}
+	s := &e.bs.nest
+	s.ended = -1
 	if open {
-		e.bs.nest.open(k)
+		s.open(k)
 	} else {
-		e.bs.nest.close(k)
+		s.close(k)
+	}
+	if s.ended >= 0 {
+		e.bs.chrome = min(e.bs.chrome, int(s.ended))
+		chrome0 = min(chrome0, int(s.ended))
+	}
+	if open && s.n <= maxNest {
+		s.chrome[s.n-1] = int32(chrome0)
 	}
 }
 

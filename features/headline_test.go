@@ -94,7 +94,7 @@ func TestNest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var e Extractor
 			for i, s := range tc.steps {
-				e.nestTag([]byte(s[1:]), s[0] == '+')
+				e.nestTag([]byte(s[1:]), s[0] == '+', 0)
 				if e.bs.nest.n != tc.depth[i] {
 					t.Fatalf("after %v: depth %d, want %d", tc.steps[:i+1], e.bs.nest.n, tc.depth[i])
 				}
