@@ -312,6 +312,14 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	if *round != "" {
+		if *report != "" && !*force {
+			// Refused before reading, as the one-task reduce refuses it;
+			// the task that writes the report checks again when it does.
+			if _, err := os.Lstat(*report); err == nil {
+				fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", existsError{*report})
+				return exitUsage
+			}
+		}
 		return runRound(*round, opts, *indexDir, *report, *force, *quiet, stdin, stdout, stderr)
 	}
 	fail := func(format string, a ...any) int {

@@ -533,6 +533,7 @@ func TestRoundSteps(t *testing.T) {
 		{"round lines to the one-task reduce", sorted, nil, exitFailure, "reduce --round"},
 		{"annotations", sorted, []string{"--round", "exact", "--near", "annotate"}, exitUsage, "annotate"},
 		{"a report", sorted, []string{"--round", "exact", "--report", filepath.Join(t.TempDir(), "r.jsonl")}, exitUsage, "--report"},
+		{"a report that exists", sorted, []string{"--round", "resolve", "--report", report}, exitUsage, "already exists"},
 		{"not base64", "Eabc 0\t!!\n", []string{"--round", "exact"}, exitFailure, "line 1"},
 	} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
