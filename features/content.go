@@ -182,6 +182,9 @@ type blockState struct {
 type region struct {
 	on    bool
 	c, at int
+	// nest is the container nesting (nest.n) before the region's element:
+	// the region also ends when a container it is inside closes (nestTag).
+	nest int
 }
 
 // start opens the region at container c, at depth.
@@ -353,11 +356,13 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	if role == regionMain && !bs.roleMain.on {
 		bs.roleMain.start(c, bs.depth[c])
+		bs.roleMain.nest = bs.nest.n
 		bs.sawMain = true
 		e.cut()
 	}
 	if (out || role == regionOut) && !bs.outRole.on {
 		bs.outRole.start(c, bs.depth[c])
+		bs.outRole.nest = bs.nest.n
 		e.cut()
 	}
 	if bs.unlikely.on && bs.consent.on {
@@ -365,6 +370,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	if !bs.consent.on && (popover || len(e.nfkc) > 0 && consentName(e.nfkc)) {
 		bs.consent.start(c, bs.depth[c])
+		bs.consent.nest = bs.nest.n
 		e.cut()
 	}
 	if bs.unlikely.on || c == customIdx {
@@ -372,9 +378,11 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	if c == asideIdx && !positiveName(e.nfkc) || len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
 		bs.unlikely.start(c, bs.depth[c])
+		bs.unlikely.nest = bs.nest.n
 		e.cut()
 	} else if !bs.positive.on && len(e.nfkc) > 0 && positiveName(e.nfkc) {
 		bs.positive.start(c, bs.depth[c])
+		bs.positive.nest = bs.nest.n
 		e.cut()
 	}
 }

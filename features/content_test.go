@@ -295,6 +295,8 @@ func TestMainTextUnlikely(t *testing.T) {
 		{"a story held by an unclosed header div", `<body><div id="header"><div><a href="/">Home</a></div>` + storyPara + storyPara + storyPara + `</body>`, true, true},
 		{"only a sidebar's blurb", `<body><div class="photo"><img src="a.jpg"></div><div id="sidebar">` + storyPara + storyPara + storyPara + `</div></body>`, true, true},
 		{"no text", `<body><a href="/">Home</a></body>`, false, false},
+		// The parser ends the sidebar's div with the section around it.
+		{"a sidebar left open in a section that closes", `<body><section><div id="sidebar"><a href="/">Home</a></section>` + storyPara + storyPara + storyPara + `</body>`, true, false},
 	} {
 		d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
 		if d.MainText != tc.mainText || d.MainTextUnlikely != tc.unlikely {

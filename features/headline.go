@@ -132,6 +132,8 @@ func (s *nest) close(k uint8) {
 // buttons and 53 end tags) otherwise made the rest of the page chrome. The
 // chrome depth is restored to what it was before the container opened;
 // chrome0 is that depth before this start tag's own element was counted.
+// So do the regions (unlikely, consent, content, main) of elements inside
+// it: a sidebar's div left open made the rest of a page furniture.
 func (e *Extractor) nestTag(name []byte, open bool, chrome0 int) {
 	k := containerKind(name)
 	if k == ctNone {
@@ -147,6 +149,14 @@ func (e *Extractor) nestTag(name []byte, open bool, chrome0 int) {
 	if s.ended >= 0 {
 		e.bs.chrome = min(e.bs.chrome, int(s.ended))
 		chrome0 = min(chrome0, int(s.ended))
+		// A region whose element was inside a popped container ends too.
+		bs := &e.bs
+		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive} {
+			if r.on && s.n <= r.nest {
+				r.on = false
+				e.cut()
+			}
+		}
 	}
 	if open && s.n <= maxNest {
 		s.chrome[s.n-1] = int32(chrome0)
