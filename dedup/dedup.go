@@ -152,6 +152,10 @@ type Deduper struct {
 	applied      int64  // records Apply has read
 	judging      bool   // Judge has been called
 	judgeFile    string // the file of the last Fact judged
+
+	// judgeAnalyzer analyses, in the decision loop, a page whose analysis
+	// was left to it (Fact.later).
+	judgeAnalyzer *near.Analyzer
 }
 
 // undo is the state before a Run, for withdrawing it; the undo logs of the
@@ -287,7 +291,7 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 				readErr = err
 				return
 			}
-			if d.needsAnalysis(it) {
+			if d.needsAnalysis(it) && !d.exactCopy(it) {
 				it.done = make(chan struct{})
 				select {
 				case work <- it:
@@ -445,6 +449,10 @@ type item struct {
 	perr error           // why pay is nil for an HTTP response
 	done chan struct{}   // closed when analysis is over; nil if none was needed
 	page *near.Page      // the page for near-duplicate matching, if it was analysed
+	// later: the page needs analysis, which was left to the decision loop
+	// because an earlier capture was kept with the same payload digest
+	// (see exactCopy).
+	later bool
 	// panicked is set if the analysis panicked.
 	panicked *PanicError
 }
@@ -474,6 +482,9 @@ func (d *Deduper) read(r *warcio.Reader, cur **warcio.Record) (*item, error) {
 // revisit.
 func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	f := d.factOf(it)
+	if it.later {
+		f.later = d.analyzeLater(name, it)
+	}
 	dec, err := d.judge(name, f, w.Offset())
 	if err != nil {
 		return err

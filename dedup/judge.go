@@ -54,6 +54,9 @@ type Fact struct {
 	length    int64      // payload bytes as stored
 	entity    string     // the response's entity fields, for a page (entityOf)
 	page      *near.Page // the page, if it was analysed and can be compared
+	// later, if set, analyses the page when the decision needs it (see
+	// Deduper.exactCopy).
+	later func(f *Fact) error
 }
 
 // factOf makes the Fact of an item read (and analysed) by the pipeline.
@@ -205,6 +208,12 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		return pass()
 	}
 	if !dup {
+		if f.later != nil {
+			if err := f.later(f); err != nil {
+				return dec, err
+			}
+			f.later = nil
+		}
 		r := ref{id: f.id, uri: f.uri, date: f.date, digest: f.digest, computed: f.computed, sha256: f.sha256,
 			file: d.outName, offset: outOff}
 		if f.page.OK() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // ref is what a revisit needs to know of the record it points at.
@@ -53,9 +54,12 @@ type refStore struct {
 	size    int64 // bytes appended
 	flushed int64 // bytes written through to f
 	off     []int64
-	byKey   map[digestKey]uint32
-	buf     []byte
-	err     error // sticky: the store is unusable after an I/O error
+	// byKey is written by the decision loop only, under mu; known reads it
+	// from the reading goroutine (see Deduper.known).
+	mu    sync.RWMutex
+	byKey map[digestKey]uint32
+	buf   []byte
+	err   error // sticky: the store is unusable after an I/O error
 	// log holds what each add since begin did to byKey, so that withdraw can
 	// undo it. A withdrawn reference stays in the file, unreachable.
 	log []keyUndo
@@ -132,8 +136,20 @@ func (s *refStore) add(r ref) (uint32, error) {
 	k := keyOf(r.digest)
 	prev, had := s.byKey[k]
 	s.log = append(s.log, keyUndo{key: k, prev: prev, had: had})
+	s.mu.Lock()
 	s.byKey[k] = n
+	s.mu.Unlock()
 	return n, nil
+}
+
+// known says whether a record with the payload digest was kept, as far as
+// the decision loop has come: a hint, safe to ask from another goroutine.
+func (s *refStore) known(digest string) bool {
+	k := keyOf(digest)
+	s.mu.RLock()
+	_, ok := s.byKey[k]
+	s.mu.RUnlock()
+	return ok
 }
 
 // begin starts a new undo log: the references added before are final.
@@ -142,6 +158,8 @@ func (s *refStore) begin() { s.log = s.log[:0] }
 // withdraw undoes the adds since begin, latest first: their digests are no
 // longer found by lookup.
 func (s *refStore) withdraw() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := len(s.log) - 1; i >= 0; i-- {
 		u := s.log[i]
 		if u.had {
