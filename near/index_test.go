@@ -1,6 +1,7 @@
 package near
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -258,5 +259,53 @@ func TestShopTier(t *testing.T) {
 				t.Errorf("reason %q", m.Reason)
 			}
 		})
+	}
+}
+
+// TestFrameWithinSite: on a site with many kept pages, a template three of
+// them share is frame for a pair of the site's pages though it is in under
+// frameShare of them (frameSiteDF), so two different stories in it do not
+// match, while a copy of one of those stories still does; across sites the
+// share still decides.
+func TestFrameWithinSite(t *testing.T) {
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := func(from, n int) []uint64 {
+		ks := make([]uint64, n)
+		for i := range ks {
+			ks[i] = uint64(from + i)
+		}
+		return ks
+	}
+	template := seq(1_000, 80)
+	page := func(url string, story []uint64) *Page {
+		return &Page{Site: "blogs.example", URL: URLKey("http://blogs.example/" + url), Spots: bagOf(append(append([]uint64(nil), template...), story...)...)}
+	}
+	// 17 pages of other templates, then three stories in this one: 3 of 20
+	// kept pages hold it, under frameShare (4 of 20).
+	for i := range 17 {
+		x.Add(&Page{Ref: uint32(i), Site: "blogs.example", URL: URLKey(fmt.Sprintf("http://blogs.example/other/%d", i)), Spots: bagOf(seq(100_000+1_000*i, 90)...)})
+	}
+	for i := range 3 {
+		p := page(fmt.Sprintf("t/%d", i), seq(10_000+100*i, 10))
+		p.Ref = uint32(17 + i)
+		x.Add(p)
+	}
+	if x.IsFrame("blogs.example", template[0]) {
+		t.Fatal("the template is frame for other sites too: 3 of 20 pages are under frameShare")
+	}
+	// A fourth story in the template: 80 of 90 signatures shared with each
+	// kept story, Jaccard 0.80 on the whole bags.
+	if m, found := x.Match(page("t/new", seq(20_000, 10))); found {
+		t.Errorf("another story in the template matched: %+v", m)
+	}
+	// A copy of story 1 with one sentence changed, at another URL: 9 of its
+	// 10 story signatures, 9/11 = 0.82 on what is not frame.
+	copied := append(seq(10_100, 9), 30_000)
+	m, found := x.Match(page("t/1-copy", copied))
+	if !found || m.Ref != 18 || !m.Replace() {
+		t.Errorf("the copy of story 1: found %v, %+v; want a near duplicate of page 18", found, m)
 	}
 }
