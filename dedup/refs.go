@@ -47,13 +47,8 @@ type ref struct {
 // process however the run ends; where the system cannot remove an open file,
 // close removes it.
 type refStore struct {
-	dir     string
-	f       *os.File
-	name    string // set while the file still has a name
-	w       *bufio.Writer
-	size    int64 // bytes appended
-	flushed int64 // bytes written through to f
-	off     []int64
+	tempLog
+	off []int64
 	// byKey is written by the decision loop only, under mu; known reads it
 	// from the reading goroutine (see Deduper.known).
 	mu    sync.RWMutex
@@ -83,7 +78,7 @@ func keyOf(digest string) digestKey {
 }
 
 func newRefStore(dir string) *refStore {
-	return &refStore{dir: dir, byKey: map[digestKey]uint32{}}
+	return &refStore{tempLog: tempLog{dir: dir}, byKey: map[digestKey]uint32{}}
 }
 
 // errRefStore wraps I/O errors of the temporary file.
@@ -100,16 +95,6 @@ func (s *refStore) fail(err error) error {
 func (s *refStore) add(r ref) (uint32, error) {
 	if s.err != nil {
 		return 0, s.err
-	}
-	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "warcdedup-refs-*")
-		if err != nil {
-			return 0, s.fail(err)
-		}
-		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
-		if os.Remove(f.Name()) != nil {
-			s.name = f.Name()
-		}
 	}
 	b := s.buf[:0]
 	for _, v := range [...]string{r.digest, r.id, r.uri, r.date, r.computed, r.file, r.entity} {
@@ -129,10 +114,9 @@ func (s *refStore) add(r ref) (uint32, error) {
 	s.buf = b
 	n := uint32(len(s.off))
 	s.off = append(s.off, s.size)
-	if _, err := s.w.Write(b); err != nil {
+	if err := s.append("warcdedup-refs-*", b); err != nil {
 		return 0, s.fail(err)
 	}
-	s.size += int64(len(b))
 	k := keyOf(r.digest)
 	prev, had := s.byKey[k]
 	s.log = append(s.log, keyUndo{key: k, prev: prev, had: had})
@@ -181,14 +165,8 @@ func (s *refStore) get(n uint32) (ref, error) {
 	if int(n)+1 < len(s.off) {
 		end = s.off[n+1]
 	}
-	if end > s.flushed {
-		if err := s.w.Flush(); err != nil {
-			return ref{}, s.fail(err)
-		}
-		s.flushed = s.size
-	}
 	b := make([]byte, end-start)
-	if _, err := s.f.ReadAt(b, start); err != nil {
+	if err := s.readAt(b, start); err != nil {
 		return ref{}, s.fail(err)
 	}
 	var v [7]string
@@ -228,18 +206,64 @@ func (s *refStore) lookup(digest string) (ref, bool, error) {
 	return r, true, nil
 }
 
-// close releases the file.
-func (s *refStore) close() error {
-	if s.f == nil {
+// tempLog is a temporary file written at its end and read anywhere: made
+// on the first append in dir and removed as soon as it is created, so that
+// nothing is left behind however the process ends; where the system
+// cannot remove an open file, close removes it.
+type tempLog struct {
+	dir     string
+	f       *os.File
+	name    string // set while the file still has a name
+	w       *bufio.Writer
+	size    int64 // bytes appended
+	flushed int64 // bytes written through to f
+}
+
+// append writes b at the end, creating the file (named after pattern) if
+// there is none.
+func (l *tempLog) append(pattern string, b []byte) error {
+	if l.f == nil {
+		f, err := os.CreateTemp(l.dir, pattern)
+		if err != nil {
+			return err
+		}
+		l.f, l.w = f, bufio.NewWriterSize(f, 64<<10)
+		if os.Remove(f.Name()) != nil {
+			l.name = f.Name()
+		}
+	}
+	if _, err := l.w.Write(b); err != nil {
+		return err
+	}
+	l.size += int64(len(b))
+	return nil
+}
+
+// readAt fills b from offset off, which with len(b) is within what was
+// appended.
+func (l *tempLog) readAt(b []byte, off int64) error {
+	if off+int64(len(b)) > l.flushed {
+		if err := l.w.Flush(); err != nil {
+			return err
+		}
+		l.flushed = l.size
+	}
+	_, err := l.f.ReadAt(b, off)
+	return err
+}
+
+// close releases the file; a later append makes a new one.
+func (l *tempLog) close() error {
+	if l.f == nil {
 		return nil
 	}
-	err := s.f.Close()
-	if s.name != "" {
-		if rerr := os.Remove(s.name); err == nil {
+	err := l.f.Close()
+	if l.name != "" {
+		if rerr := os.Remove(l.name); err == nil {
 			err = rerr
 		}
 	}
-	s.f = nil
+	*l = tempLog{dir: l.dir}
 	return err
 }
 

@@ -192,15 +192,10 @@ type Rounds struct {
 	g      groupState // the group being read
 	// resolve's state: the replaced pages, by record key, the record whose
 	// events are being gathered, and the last line.
-	replaced map[string]*final
-	subject  string
-	events   []event
-	prev     Line
-}
-
-// final is what became of a replaced page: the kept page it points at.
-type final struct {
-	m match
+	finals  *finalStore
+	subject string
+	events  []event
+	prev    Line
 }
 
 // NewRound returns the round of that name (RoundNames) with the decision's
@@ -213,7 +208,7 @@ func NewRound(name string, opts Options) (*Rounds, error) {
 		return nil, errors.New("dedup: the rounds decide revisits: --near=annotate needs the one-task reduce")
 	}
 	opts.Report = nil
-	return &Rounds{round: name, opts: opts, replaced: map[string]*final{}}, nil
+	return &Rounds{round: name, opts: opts, finals: newFinalStore(opts.TempDir)}, nil
 }
 
 func subjectOf(key string) string {
@@ -476,7 +471,7 @@ func (r *Rounds) settle(emit func(Line) error) error {
 		e := &evs[i]
 		switch e.kind {
 		case evCross:
-			if r.replaced[e.kept] != nil {
+			if r.finals.has(e.kept) {
 				continue
 			}
 			if dec == nil || e.dec.m.Similarity > dec.m.Similarity {
@@ -484,14 +479,22 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			}
 		case evSite:
 			dec, kept = &e.dec, e.kept
-			if f := r.replaced[e.kept]; f != nil {
-				dec.m.kept, dec.m.keptDigest = f.m.kept, f.m.keptDigest
-				dec.m.Relation = f.m.Relation
+			f, ok, err := r.finals.get(e.kept)
+			if err != nil {
+				return err
+			}
+			if ok {
+				dec.m.kept, dec.m.keptDigest = f.kept, f.keptDigest
+				dec.m.Relation = f.Relation
 			}
 		case evFollow:
 			dec, kept = &e.dec, e.kept
-			if f := r.replaced[e.kept]; f != nil {
-				dec.act, dec.kept, dec.m = actNear, ref{}, f.m
+			f, ok, err := r.finals.get(e.kept)
+			if err != nil {
+				return err
+			}
+			if ok {
+				dec.act, dec.kept, dec.m = actNear, ref{}, *f
 			}
 		case evKept:
 			keep = e.rec
@@ -506,7 +509,9 @@ func (r *Rounds) settle(emit func(Line) error) error {
 		return nil
 	}
 	if dec.act == actNear && evs[0].kind != evFollow {
-		r.replaced[evs[0].subject] = &final{m: dec.m}
+		if err := r.finals.put(evs[0].subject, &dec.m); err != nil {
+			return err
+		}
 	}
 	if r.report != nil {
 		if err := r.reportLine(evs, dec); err != nil {
@@ -575,7 +580,11 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 // Flush ends the group being read, and the resolve round's record.
 func (r *Rounds) Flush(emit func(Line) error) error {
 	if r.round == "resolve" {
-		if err := r.settle(emit); err != nil {
+		err := r.settle(emit)
+		if cerr := r.finals.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 		if err := r.report.close(); err != nil {

@@ -406,13 +406,14 @@ func TestResolveScale(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		t.Logf("file %d of %d, %d copies: %d events, %d replaced pages held, heap in use %.1f MB, peak RSS %s, %.1f s",
-			i+1, len(files), copies, events, len(r.replaced), float64(ms.HeapInuse)/1e6, peakRSS(), time.Since(start).Seconds())
+			i+1, len(files), copies, events, len(r.finals.at), float64(ms.HeapInuse)/1e6, peakRSS(), time.Since(start).Seconds())
 	}
+	held, disk := len(r.finals.at), r.finals.size
 	if err := r.Flush(emit); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d records in %d copies: %d resolve lines, %d decisions; %.0f bytes of heap a replaced page; %.2f µs a line",
-		len(facts)*copies, copies, events, decisions, float64(ms.HeapInuse-base)/float64(max(len(r.replaced), 1)),
+	t.Logf("%d records in %d copies: %d resolve lines, %d decisions; %.0f bytes of heap and %.0f of temporary file a replaced page; %.2f µs a line",
+		len(facts)*copies, copies, events, decisions, float64(ms.HeapInuse-base)/float64(max(held, 1)), float64(disk)/float64(max(held, 1)),
 		float64(time.Since(start).Microseconds())/float64(max(events, 1)))
 }
 
