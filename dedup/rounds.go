@@ -477,23 +477,18 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			if dec == nil || e.dec.m.Similarity > dec.m.Similarity {
 				dec, kept = &e.dec, e.kept
 			}
-		case evSite:
+		case evSite, evFollow:
+			// The page it matched or copies was replaced in turn: it points
+			// at that page's kept copy.
 			dec, kept = &e.dec, e.kept
 			f, ok, err := r.finals.get(e.kept)
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
-			}
-			if ok {
+			case ok && e.kind == evSite:
 				dec.m.kept, dec.m.keptDigest = f.kept, f.keptDigest
 				dec.m.Relation = f.Relation
-			}
-		case evFollow:
-			dec, kept = &e.dec, e.kept
-			f, ok, err := r.finals.get(e.kept)
-			if err != nil {
-				return err
-			}
-			if ok {
+			case ok:
 				dec.act, dec.kept, dec.m = actNear, ref{}, *f
 			}
 		case evKept:
