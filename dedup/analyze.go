@@ -77,10 +77,11 @@ func (d *Deduper) needsAnalysis(it *item) bool {
 // most likely be an exact duplicate, whose page is never compared. A page
 // analysis costs about as much as reading and digesting the record (profile
 // of a map task: 20 of 54 CPU-seconds), and a re-crawl holds many exact
-// copies. If the decision finds no kept copy after all (it was withdrawn,
-// or captured later), the decision loop analyses the page itself
-// (Fact.later), so decisions do not depend on the hint. A map task decides
-// nothing and analyses every page.
+// copies. The hint is the kept digests as the decision loop has come (a
+// copy read within a few records of its original is analysed all the
+// same); should the decision find no kept copy after all, it analyses the
+// page itself (Fact.later), so decisions never depend on the hint. A map
+// task decides nothing and analyses every page.
 func (d *Deduper) exactCopy(it *item) bool {
 	if d.stage != stageRun {
 		return false
