@@ -230,6 +230,8 @@ func (x *Index) Withdraw(from int) {
 // set it cost precision (F1 0.921 with it, 0.937 without; cross-site pairs
 // 0.970 and 0.995). It also made every decision depend on the pages of
 // every site, where now a site's frame is its own (docs/scale.md).
+//
+// within: for a pair of the site's own pages, frameSiteDF pages suffice.
 func (x *Index) isFrame(f *family, sn uint32, key uint64, within bool) bool {
 	if int(sn) >= len(f.pages) || f.pages[sn] < frameMinDF {
 		return false
@@ -272,10 +274,11 @@ func (x *Index) IsFrame(site string, key uint64) bool {
 }
 
 // content returns b without the frame signatures of sites sn and other, in
-// dst's storage; within, for a pair of pages of site sn, whose frame then
-// includes signatures in frameSiteDF of its kept pages. A pair of pages is judged on what is frame for neither site:
-// a signature that one side's site shows to be frame is no evidence on the
-// other side either (measured: a Chinese blog post and its copy in a
+// dst's storage; within is for a pair of pages of site sn, whose frame then
+// includes the signatures in frameSiteDF of its kept pages. A pair of pages
+// of two sites is judged on what is frame for neither site: a signature
+// that one side's site shows to be frame is no evidence on the other side
+// either (measured: a Chinese blog post and its copy in a
 // news.163.com frame, 0.40 on their main text, fell under 0.25 when common
 // signatures were dropped from the copy only).
 func (x *Index) content(f *family, sn, other uint32, b features.Bag, dst features.Bag, within bool) features.Bag {
