@@ -91,6 +91,16 @@ func (s *refStore) fail(err error) error {
 	return s.err
 }
 
+// close releases the file. The store cannot be used after: the offsets it
+// holds are of the file.
+func (s *refStore) close() error {
+	err := s.tempLog.close()
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: used after close", errRefStore)
+	}
+	return err
+}
+
 // add stores r as the kept record of its digest and returns its number.
 func (s *refStore) add(r ref) (uint32, error) {
 	if s.err != nil {
