@@ -62,3 +62,25 @@ func TestRefStoreUnwritableDir(t *testing.T) {
 		t.Fatalf("errors %v, %v", err1, err2)
 	}
 }
+
+// TestRefStoreClosed: after close the store refuses to add or read, rather
+// than read a reference's offset in a file that is gone.
+func TestRefStoreClosed(t *testing.T) {
+	s := newRefStore(t.TempDir())
+	n, err := s.add(ref{id: "<urn:uuid:a>", digest: "sha1:A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.get(n); !errors.Is(err, errRefStore) {
+		t.Errorf("get after close: %v, want an error of the store", err)
+	}
+	if _, err := s.add(ref{id: "<urn:uuid:b>", digest: "sha1:B"}); !errors.Is(err, errRefStore) {
+		t.Errorf("add after close: %v, want an error of the store", err)
+	}
+	if err := s.close(); err != nil {
+		t.Errorf("a second close: %v", err)
+	}
+}
