@@ -98,7 +98,7 @@ type Stats struct {
 	Containments    int // pages that hold a kept page's text or are held in one: kept, reported
 	NearSameSite    int // near revisits of a page of the same site
 	NearCrossSite   int // ... of a page of another site (the two add up to NearRevisits)
-	WeakEvidence    int // near duplicates kept and annotated for too little shared text (Options.MinEvidence)
+	WeakEvidence    int // near duplicates kept for weak evidence (near.Match.Reason: MinEvidence, OtherURLTau, OwnText, shop pages)
 	DuplicateIDs    int // records whose WARC-Record-ID an earlier record of the run had
 	Seeded          int // records read from an index of earlier runs (Seed)
 	LaterKept       int // duplicates kept whole because the kept copy was captured after them

@@ -117,3 +117,67 @@ func TestArchiveOrgBooksKept(t *testing.T) {
 		t.Error("the two books' pages are no longer found as near duplicates at all: the test checks nothing")
 	}
 }
+
+// blogFront returns a blog's front page showing the given posts in full
+// (each a made-up story of n sentences), newest first, with a visitor
+// counter in its sidebar.
+func blogFront(visitors int, n int, posts ...uint64) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Notes from the harbour</title></head><body>
+<nav><a href=/>Home</a> <a href=/about>About</a> <a href=/archive>Archive</a></nav><main>`)
+	for _, p := range posts {
+		_, post, _ := strings.Cut(story(p, n, 0), "<article>")
+		post, _, _ = strings.Cut(post, "</article>")
+		fmt.Fprintf(&b, "<article>%s<p class=meta>Posted by the harbour master</p></article>\n", post)
+	}
+	fmt.Fprintf(&b, `</main><aside>Visitors: %d</aside><footer>Notes from the harbour</footer></body></html>`, visitors)
+	return b.String()
+}
+
+// TestOwnTextKept: a blog's front page captured again with a new post above
+// the ones it showed before matches the earlier capture well above the
+// threshold, but a revisit would throw the new post away: it is kept and
+// the report says why (Options.OwnText). The same page captured again with
+// only its visitor counter changed is still replaced.
+func TestOwnTextKept(t *testing.T) {
+	pages := []page{
+		{id: "front", url: "http://blog.example/", body: blogFront(100, 12, 11, 12, 13, 14, 15)},
+		{id: "counter", url: "http://blog.example/", body: blogFront(180, 12, 11, 12, 13, 14, 15)},
+		{id: "new-post", url: "http://blog.example/", body: blogFront(250, 12, 16, 11, 12, 13, 14, 15)},
+	}
+	for _, tc := range []struct {
+		name    string
+		ownText int
+		action  string // of the third page's report line
+	}{
+		{"default", DefaultOptions().OwnText, "keep"},
+		{"no limit", 0, "revisit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.OwnText = tc.ownText
+			found, st, dups := nearFoundSims(t, opts, pages)
+			if found[1] != 0 || found[2] != 0 {
+				t.Fatalf("captures not found as near duplicates of the first: %v", found)
+			}
+			if d := dups[1]; d.Action != "revisit" || d.Reason != "" {
+				t.Errorf("counter changed: %s (%q), want a revisit", d.Action, d.Reason)
+			}
+			d := dups[2]
+			t.Logf("new post: %s %.2f %s %q", d.Relation, d.Similarity, d.Action, d.Reason)
+			if d.Relation != "same-site" || d.Similarity < DefaultOptions().SameSiteTau || d.Action != tc.action {
+				t.Errorf("new post: %s %.2f %s, want same-site over the threshold, %s", d.Relation, d.Similarity, d.Action, tc.action)
+			}
+			if kept := tc.action == "keep"; kept != strings.HasPrefix(d.Reason, "own-text: ") {
+				t.Errorf("new post: reason %q", d.Reason)
+			}
+			wantRevisits := 2
+			if tc.action == "keep" {
+				wantRevisits = 1
+			}
+			if st.NearRevisits != wantRevisits {
+				t.Errorf("%d near revisits, want %d", st.NearRevisits, wantRevisits)
+			}
+		})
+	}
+}

@@ -120,7 +120,7 @@ func appendMatch(b []byte, m *match) []byte {
 	}
 	b = append(b, flags, byte(m.Contain))
 	b = binary.AppendUvarint(b, uint64(m.Ref))
-	for _, v := range [...]int{m.Shared, m.Sigs, m.KeptSigs} {
+	for _, v := range [...]int{m.Shared, m.Sigs, m.KeptSigs, m.Own} {
 		b = binary.AppendVarint(b, int64(v))
 	}
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.Similarity))
@@ -146,7 +146,7 @@ func readMatch(r *decoder) *match {
 	} else {
 		m.Ref = uint32(ref)
 	}
-	for _, p := range [...]*int{&m.Shared, &m.Sigs, &m.KeptSigs} {
+	for _, p := range [...]*int{&m.Shared, &m.Sigs, &m.KeptSigs, &m.Own} {
 		*p = int(r.varint())
 	}
 	m.Similarity = r.float()

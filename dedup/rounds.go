@@ -274,8 +274,8 @@ type event struct {
 	rec     *index.Record // evKept: the record as the index takes it
 	// The record's target URI, date and ID, and the evidence of a near
 	// duplicate, for the report (a decision's events).
-	uri, date, id          string
-	shared, sigs, keptSigs int
+	uri, date, id               string
+	shared, sigs, keptSigs, own int
 }
 
 func (e *event) line() (Line, error) {
@@ -293,7 +293,9 @@ func (e *event) line() (Line, error) {
 	default:
 		v = appendString(appendString(appendString(v, e.uri), e.date), e.id)
 		m := &e.dec.m
-		v = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(v, uint64(m.Shared)), uint64(m.Sigs)), uint64(m.KeptSigs))
+		for _, n := range [...]int{m.Shared, m.Sigs, m.KeptSigs, m.Own} {
+			v = binary.AppendUvarint(v, uint64(n))
+		}
 		v = append(v, e.dec.AppendBinary(nil)...)
 	}
 	return Line{key, v}, nil
@@ -331,7 +333,7 @@ func decodeEvent(l Line) (event, error) {
 		return e, nil
 	}
 	e.uri, e.date, e.id = d.string(), d.string(), d.string()
-	e.shared, e.sigs, e.keptSigs = int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
+	e.shared, e.sigs, e.keptSigs, e.own = int(d.uvarint()), int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
 	if d.err != nil {
 		return e, d.err
 	}
@@ -339,7 +341,7 @@ func decodeEvent(l Line) (event, error) {
 		return e, err
 	}
 	m := &e.dec.m
-	m.Shared, m.Sigs, m.KeptSigs = e.shared, e.sigs, e.keptSigs
+	m.Shared, m.Sigs, m.KeptSigs, m.Own = e.shared, e.sigs, e.keptSigs, e.own
 	return e, nil
 }
 

@@ -66,6 +66,12 @@ type Config struct {
 	// says the page is to be kept and why (see weakEvidence). At or under
 	// SameSiteTau it has no effect.
 	OtherURLTau float64
+	// OwnText: a near duplicate of a page of the same site replaces the page
+	// only if fewer than this many of the page's content signatures (or
+	// under 1/ownTextShare of them, if that is more) are not in the kept
+	// page; with more, Match says the page is to be kept and why (0: off).
+	// See weakEvidence.
+	OwnText int
 	// MainText takes spot signatures from the blocks of a page that read as
 	// running text only (features.Config.MainText).
 	MainText bool
@@ -74,7 +80,7 @@ type Config struct {
 // DefaultConfig is the configuration of the command line tool.
 func DefaultConfig() Config {
 	return Config{Method: MethodSpotSigs, SameSiteTau: 0.65, ShortTau: 0.85, CrossSiteTau: 0.25,
-		FrameFilter: true, MainText: true, BigramsBelow: defaultBigramsBelow, BigramsTau: 0.7, MinEvidence: 3, OtherURLTau: 0.75}
+		FrameFilter: true, MainText: true, BigramsBelow: defaultBigramsBelow, BigramsTau: 0.7, MinEvidence: 3, OtherURLTau: 0.75, OwnText: defaultOwnText}
 }
 
 // Check says what is wrong with a configuration, if anything.
@@ -91,7 +97,7 @@ func (c Config) Check() error {
 	if c.OtherURLTau < 0 || c.OtherURLTau > 1 {
 		return fmt.Errorf("near: other-URL threshold %v: want a value in [0, 1]", c.OtherURLTau)
 	}
-	if c.ShortSpots < 0 || c.BigramsBelow < 0 || c.MinEvidence < 0 {
+	if c.ShortSpots < 0 || c.BigramsBelow < 0 || c.MinEvidence < 0 || c.OwnText < 0 {
 		return fmt.Errorf("near: negative count in configuration")
 	}
 	if c.Method > MethodHenzinger {

@@ -365,7 +365,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 	}
 	sameDone := false // x.qsame is the query less its site's frame within it
 	best, bestSim := -1, 0.0
-	bestShared, bestLq, bestLk := 0, 0, 0
+	bestShared, bestLq, bestLk, bestIn := 0, 0, 0, 0
 	// The best containment among candidates that are not near duplicates:
 	// the share of the smaller side's text found in the larger.
 	cont, contShare, contSim, contHolds := -1, 0.0, 0.0, false
@@ -423,7 +423,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		if sim >= tau {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
-				bestShared, bestLq, bestLk = features.SharedKeys(q, k), lq, lk
+				bestShared, bestLq, bestLk, bestIn = features.SharedKeys(q, k), lq, lk, in
 			}
 			continue
 		}
@@ -451,7 +451,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 	case best >= 0:
 		kd := &x.docs[x.buf[best].ID]
 		return Match{Ref: kd.ref, Method: famMethod[f], Similarity: bestSim, Relation: rel(kd),
-			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk, SameURL: kd.url == x.qurl, Shop: kd.shop || x.qshop}, true
+			Shared: bestShared, Sigs: bestLq, KeptSigs: bestLk, Own: bestLq - bestIn, SameURL: kd.url == x.qurl, Shop: kd.shop || x.qshop}, true
 	case cont >= 0:
 		kd := &x.docs[x.buf[cont].ID]
 		how := HeldByKept

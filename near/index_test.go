@@ -309,3 +309,59 @@ func TestFrameWithinSite(t *testing.T) {
 		t.Errorf("the copy of story 1: found %v, %+v; want a near duplicate of page 18", found, m)
 	}
 }
+
+// TestOwnTextTier: a near duplicate of a page of the same site replaces it
+// only while the page's content signatures not in the kept page are fewer
+// than OwnText or under 1/32 of its signatures; across sites, and with
+// OwnText 0, the share of its own text does not keep it.
+func TestOwnTextTier(t *testing.T) {
+	// The kept page has n signatures; the new one holds all of them and adds
+	// own new ones (Jaccard n/(n+own), above every threshold here).
+	page := func(site, url string, n, own int) *Page {
+		ks := make([]uint64, 0, n+own)
+		for i := range n {
+			ks = append(ks, uint64(1000+i))
+		}
+		for i := range own {
+			ks = append(ks, uint64(90000+i))
+		}
+		return &Page{Site: site, URL: URLKey(url), Spots: bagOf(ks...)}
+	}
+	for _, tc := range []struct {
+		name    string
+		ownText int
+		kept, p *Page
+		replace bool
+	}{
+		{"19 of its own", 20, page("blog.example", "http://blog.example/", 300, 0), page("blog.example", "http://blog.example/", 300, 19), true},
+		{"20 of its own: a new post", 20, page("blog.example", "http://blog.example/", 300, 0), page("blog.example", "http://blog.example/", 300, 20), false},
+		{"at another URL", 20, page("blog.example", "http://blog.example/a", 300, 0), page("blog.example", "http://blog.example/b", 300, 25), false},
+		{"under 1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 32), true},
+		{"1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 33), false},
+		{"another site", 20, page("wire.example", "http://wire.example/a", 300, 0), page("paper.example", "http://paper.example/a", 300, 40), true},
+		{"off", 0, page("blog.example", "http://blog.example/", 300, 0), page("blog.example", "http://blog.example/", 300, 40), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.OwnText = tc.ownText
+			x, err := NewIndex(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.Add(tc.kept)
+			m, found := x.Match(tc.p)
+			if !found {
+				t.Fatal("not found")
+			}
+			if want := tc.p.Spots.Len() - tc.kept.Spots.Len(); m.Own != want {
+				t.Errorf("Own %d, want %d", m.Own, want)
+			}
+			if m.Replace() != tc.replace {
+				t.Fatalf("replace %v (%+v), want %v", m.Replace(), m, tc.replace)
+			}
+			if !tc.replace && !strings.HasPrefix(m.Reason, "own-text: ") {
+				t.Errorf("reason %q", m.Reason)
+			}
+		})
+	}
+}

@@ -35,6 +35,9 @@ type Match struct {
 	// Sigs and KeptSigs are the sizes of the two multi-sets compared: the
 	// new page's and the kept page's content signatures.
 	Sigs, KeptSigs int
+	// Own is how many of the new page's content signatures (Sigs) are not in
+	// the kept page's: the text a revisit would throw away.
+	Own int
 	// For a containment, not a near duplicate (see ContainShare): which side
 	// holds the other's text, and the share of the smaller side held.
 	Contain Containment
@@ -103,7 +106,36 @@ func (x *Index) weakEvidence(m *Match) string {
 	if m.Relation == SameSite && !m.SameURL && m.Similarity < x.cfg.OtherURLTau {
 		return fmt.Sprintf("weak-similarity: %s at another URL of the site, under %s", fmtSim(m.Similarity), fmtSim(x.cfg.OtherURLTau))
 	}
+	if x.ownText(m) {
+		return fmt.Sprintf("own-text: %d of its %d content signatures not in the kept page", m.Own, m.Sigs)
+	}
 	return ""
+}
+
+// ownTextShare: a page's own text keeps it only if it is at least
+// 1/ownTextShare of its content signatures as well as Config.OwnText of
+// them, so that a long page's few changed sentences do not.
+const ownTextShare = 32
+
+// defaultOwnText is Config.OwnText's default.
+const defaultOwnText = 20
+
+// ownText says whether a near duplicate of a page of the same site leaves
+// out too much of the page's own text to replace it (Config.OwnText). A
+// revisit throws away what the page holds that the kept page does not: for
+// a re-capture that differs in its ads, dates and counters, nothing of its
+// running text. A page of one site that matches a kept page above the
+// threshold and still has a paragraph or more of its own is another page
+// that shares most of its text: a blog's front page with a new post above
+// the posts it showed before, two posts of one blog whose pages each show
+// the blog's recent posts in full. Across sites, what main text leaves of
+// two frames differs more, and the Jaccard threshold is what bounds the
+// pair. Word bigrams (short pages) are one a word, not one a few words as
+// spot signatures are, and are compared at 0.7 within captures of one URL:
+// SpotSigs only.
+func (x *Index) ownText(m *Match) bool {
+	return x.cfg.OwnText > 0 && m.Relation == SameSite && m.Method == famMethod[famSpots] &&
+		m.Own >= x.cfg.OwnText && ownTextShare*m.Own >= m.Sigs
 }
 
 func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', 2, 64) }

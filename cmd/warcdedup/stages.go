@@ -51,9 +51,9 @@ func recordKey(file string, off int64) string { return dedup.RecordKey(file, off
 // settings are the options Map and Judge must share: the decision of a
 // record depends on them all.
 func settings(o dedup.Options) string {
-	return fmt.Sprintf("min-size=%d near=%d lenient=%t no-verify=%t tau=%g/%g/%g/%g frame-filter=%t min-evidence=%d tau-other-url=%g %s",
+	return fmt.Sprintf("min-size=%d near=%d lenient=%t no-verify=%t tau=%g/%g/%g/%g frame-filter=%t min-evidence=%d tau-other-url=%g own-text=%d %s",
 		o.MinSize, o.Near, o.Lenient, o.NoVerify, o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau,
-		o.FrameFilter, o.MinEvidence, o.OtherURLTau, index.Analysis(o.Config))
+		o.FrameFilter, o.MinEvidence, o.OtherURLTau, o.OwnText, index.Analysis(o.Config))
 }
 
 // stepFlags are what the three steps share: the decision's flags and -q.
