@@ -171,6 +171,9 @@ func TestOwnTextKept(t *testing.T) {
 			if kept := tc.action == "keep"; kept != strings.HasPrefix(d.Reason, "own-text: ") {
 				t.Errorf("new post: reason %q", d.Reason)
 			}
+			if d.Own < DefaultOptions().OwnText || dups[1].Own >= DefaultOptions().OwnText {
+				t.Errorf("own_signatures: new post %d, counter changed %d", d.Own, dups[1].Own)
+			}
 			wantRevisits := 2
 			if tc.action == "keep" {
 				wantRevisits = 1

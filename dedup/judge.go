@@ -314,7 +314,7 @@ func (d *Deduper) judgeNear(name string, f *Fact, dec Decision, self ref, m matc
 	return dec, d.report.duplicate(Duplicate{File: name, URI: f.uri, Date: f.date, RecordID: f.id,
 		KeptURI: m.kept.uri, KeptDate: m.kept.date, KeptID: m.kept.id, Method: m.Method, Similarity: m.Similarity,
 		Relation: string(m.Relation), Action: action, Reason: reason, Shared: m.Shared, Signatures: m.Sigs,
-		KeptSignatures: m.KeptSigs})
+		KeptSignatures: m.KeptSigs, Own: m.Own})
 }
 
 // judgeContainment decides over a page that holds a kept page's text, or is

@@ -35,10 +35,12 @@ type Duplicate struct {
 	Containment float64 `json:"containment,omitempty"`
 	// The evidence of a near duplicate or containment: distinct content
 	// signatures (what is frame for neither site) the two share, and the
-	// size of each side's content.
+	// size of each side's content; for a near duplicate, how many of the
+	// record's content signatures are not in the kept record (near.Match.Own).
 	Shared         int `json:"shared_signatures,omitempty"`
 	Signatures     int `json:"signatures,omitempty"`
 	KeptSignatures int `json:"kept_signatures,omitempty"`
+	Own            int `json:"own_signatures,omitempty"`
 }
 
 // Cluster is the report's line for a kept record and every record found to

@@ -536,7 +536,7 @@ func (r *Rounds) reportLine(evs []event, dec *Decision) error {
 	} else {
 		m := &dec.m
 		d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = m.kept.uri, m.kept.date, m.kept.id, m.Method, m.Similarity, string(m.Relation)
-		d.Shared, d.Signatures, d.KeptSignatures = m.Shared, m.Sigs, m.KeptSigs
+		d.Shared, d.Signatures, d.KeptSignatures, d.Own = m.Shared, m.Sigs, m.KeptSigs, m.Own
 	}
 	if err := r.report.duplicate(d); err != nil {
 		return err

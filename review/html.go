@@ -333,6 +333,9 @@ func (p *page) row(d dedup.Duplicate) {
 	switch {
 	case d.Shared > 0:
 		p.f("; shared signatures %d of %d (kept %d)", d.Shared, d.Signatures, d.KeptSignatures)
+		if d.Own > 0 {
+			p.f(", %d not in the kept page", d.Own)
+		}
 	case d.Signatures > 0 || d.KeptSignatures > 0:
 		p.f("; signatures %d (kept %d)", d.Signatures, d.KeptSignatures)
 	}
