@@ -141,6 +141,14 @@ func TestUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, %d lines: %q; want exit %d, one line and the hint", args, code, len(lines), msg, exitUsage)
 		}
 	}
+	for _, tc := range []struct{ flag, want string }{
+		{"--min-evidence", "--min-evidence -1: want 0 (no minimum) or more"},
+		{"--own-text", "--own-text -1: want 0 (no limit) or more"},
+	} {
+		if code, msg := runCLI(t, tc.flag, "-1", samplePath, "out.warc.gz"); code != exitUsage || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s -1: exit %d, %q; want exit %d and %q", tc.flag, code, msg, exitUsage, tc.want)
+		}
+	}
 	for _, h := range []string{"--help", "-h"} {
 		var stdout, stderr bytes.Buffer
 		code := run([]string{h}, nil, &stdout, &stderr)

@@ -728,16 +728,16 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 				return exitUsage
 			}
 		}
-		if err := o.Config.Check(); err != nil {
-			fmt.Fprintf(stderr, "warcdedup: %v\n", strings.TrimPrefix(err.Error(), "near: "))
-			return exitUsage
-		}
 		if o.MinEvidence < 0 {
 			fmt.Fprintf(stderr, "warcdedup: --min-evidence %d: want 0 (no minimum) or more\n", o.MinEvidence)
 			return exitUsage
 		}
 		if o.OwnText < 0 {
 			fmt.Fprintf(stderr, "warcdedup: --own-text %d: want 0 (no limit) or more\n", o.OwnText)
+			return exitUsage
+		}
+		if err := o.Config.Check(); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: %v\n", strings.TrimPrefix(err.Error(), "near: "))
 			return exitUsage
 		}
 		return -1
