@@ -254,6 +254,8 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 	}()
 	r := warcio.NewReader(in, name)
 	r.KeepRaw = true
+	// Map copies no record: only their sizes are kept (for Stats).
+	r.SizeOnly = d.stage == stageMap
 	r.Lenient = d.opts.Lenient
 	r.SpoolMemory = d.opts.SpoolMemory
 	r.TempDir = d.opts.TempDir

@@ -101,6 +101,7 @@ func FuzzReader(f *testing.F) {
 			recs = append(recs, rec)
 		}
 		checkAccounted(t, in, recs)
+		checkSizeOnly(t, in, recs)
 		// Strict mode: any error must be a *ParseError.
 		sr := NewReader(bytes.NewReader(in), "fuzz")
 		for {
@@ -116,6 +117,50 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkSizeOnly reads in again with SizeOnly and checks it gives the records
+// recs (read keeping their bytes) with the same raw sizes: a reader that keeps
+// only sizes accounts for every byte as one that keeps the bytes does.
+func checkSizeOnly(t *testing.T, in []byte, recs []*Record) {
+	t.Helper()
+	r := NewReader(bytes.NewReader(in), "fuzz")
+	r.KeepRaw, r.SizeOnly, r.Lenient, r.VerifyDigests = true, true, true, true
+	for i := 0; ; i++ {
+		rec, err := r.Next()
+		if err == io.EOF {
+			if i != len(recs) {
+				t.Fatalf("SizeOnly: %d records, keeping the bytes %d", i, len(recs))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("SizeOnly: lenient reader failed: %v", err)
+		}
+		if i >= len(recs) {
+			t.Fatalf("SizeOnly: more than the %d records read keeping the bytes", len(recs))
+		}
+		if rec.Kind == KindWARC {
+			ReadPayload(io.LimitReader(r, 1<<20), func(*HTTPResponse) int { return 1 << 16 })
+		}
+		raw, err := r.Finish()
+		if err != nil {
+			t.Fatalf("SizeOnly: lenient finish failed: %v", err)
+		}
+		want := recs[i]
+		if rec.Kind != want.Kind || rec.Offset != want.Offset || rec.PlainOffset != want.PlainOffset || rec.Size != want.Size {
+			t.Fatalf("SizeOnly: record %d is %v at %d/%d size %d, keeping the bytes %v at %d/%d size %d", i,
+				rec.Kind, rec.Offset, rec.PlainOffset, rec.Size, want.Kind, want.Offset, want.PlainOffset, want.Size)
+		}
+		if raw == nil || want.Raw == nil || raw.Size != want.Raw.Size || raw.FileIsMember != want.Raw.FileIsMember {
+			t.Fatalf("SizeOnly: record %d's raw %+v, keeping the bytes %+v", i, raw, want.Raw)
+		}
+		if raw.Plain != nil {
+			if _, ok := raw.Plain.Bytes(); ok {
+				t.Fatalf("SizeOnly: record %d's bytes were kept", i)
+			}
+		}
+	}
 }
 
 // FuzzWriter writes records with fuzzed header fields and blocks to a plain and

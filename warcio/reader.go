@@ -110,15 +110,25 @@ func (r *Raw) Release() {
 }
 
 const (
-	maxHeader   = 1 << 20 // a longer WARC header block is an error, not a memory sink
-	srcBufSize  = 64 << 10
-	fileBufSize = 256 << 10
+	maxHeader  = 1 << 20 // a longer WARC header block is an error, not a memory sink
+	srcBufSize = 64 << 10
+	// fileBufSize is small because a gzip member's kept bytes start as a
+	// copy of all that is buffered when it opens (openMember), for members
+	// of 20 KB on average: with 256 KB, a run over a 413 MB file took 2.5%
+	// more CPU time (3 runs each, interleaved).
+	fileBufSize = 32 << 10
 )
 
 // Reader reads records from a WARC or ARC file, plain or gzip-compressed.
 type Reader struct {
 	// KeepRaw makes the Reader keep each record's exact input bytes in Record.Raw.
 	KeepRaw bool
+	// SizeOnly, with KeepRaw, keeps only the size of each record's input bytes:
+	// Record.Raw has its Size (which counts the blank lines kept with a record,
+	// so that the sizes of a file's records add up to the file's), and its
+	// spools hold no bytes. It is for readers that never copy a record: not
+	// copying each record's compressed bytes into memory saves their copy.
+	SizeOnly bool
 	// Lenient makes the Reader return damaged input as KindDamaged records instead
 	// of stopping with an error. A failure to read the input or to keep a
 	// record's bytes is no damage in the file: it stops a lenient Reader too,
@@ -209,6 +219,9 @@ func NewReader(r io.Reader, name string) *Reader {
 }
 
 func (r *Reader) spool() *Spool {
+	if r.SizeOnly {
+		return newSizeSpool()
+	}
 	lim := r.SpoolMemory
 	if lim <= 0 {
 		lim = DefaultSpoolMemory
@@ -1114,6 +1127,10 @@ func (r *Reader) materialize() error {
 	p := r.spool()
 	r.plain = p
 	want := r.plainPos - r.memberPlain
+	if r.SizeOnly {
+		p.n = want
+		return r.failure()
+	}
 	zr, err := gzip.NewReader(r.memberSpool.NewReader())
 	if err == nil {
 		zr.Multistream(false)

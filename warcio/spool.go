@@ -1,6 +1,7 @@
 package warcio
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -24,6 +25,8 @@ type Spool struct {
 	// name is the temporary file's name while it is still linked: only when it
 	// could not be removed at creation.
 	name string
+	// sizeOnly: the spool counts the bytes written and keeps none of them.
+	sizeOnly bool
 }
 
 // NewSpool returns an empty spool keeping up to limit bytes in memory and the rest
@@ -36,6 +39,13 @@ func NewSpool(limit int, dir string) *Spool {
 	}
 	return s
 }
+
+// newSizeSpool returns a spool that only counts what is written to it: Len
+// and Truncate work, and the contents read back as an error.
+func newSizeSpool() *Spool { return &Spool{sizeOnly: true} }
+
+// errSizeOnly is what reading a size-only spool's contents gives.
+var errSizeOnly = errors.New("warcio: the record's bytes were not kept, only their size (Reader.SizeOnly)")
 
 // memPool recycles spool buffers: every record passes through one, and without
 // reuse a run allocates its whole input again in garbage (measured: 176 MB of
@@ -61,6 +71,10 @@ func (s *Spool) Len() int64 { return s.n }
 func (s *Spool) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
+	}
+	if s.sizeOnly {
+		s.n += int64(len(p))
+		return len(p), nil
 	}
 	if s.f == nil && len(s.mem)+len(p) <= s.limit {
 		s.mem = append(s.mem, p...)
@@ -96,7 +110,7 @@ func (s *Spool) Write(p []byte) (int, error) {
 // Bytes returns the contents when they are held in memory, and false otherwise.
 // The slice is valid until the next Write, Truncate or Close.
 func (s *Spool) Bytes() ([]byte, bool) {
-	if s.f != nil {
+	if s.f != nil || s.sizeOnly {
 		return nil, false
 	}
 	return s.mem, true
@@ -108,6 +122,9 @@ func (s *Spool) Truncate(n int64) error {
 		return nil
 	}
 	s.n = n
+	if s.sizeOnly {
+		return nil
+	}
 	if s.f == nil {
 		s.mem = s.mem[:n]
 		return nil
@@ -124,6 +141,9 @@ func (s *Spool) WriteTo(w io.Writer) (int64, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
+	if s.sizeOnly {
+		return 0, errSizeOnly
+	}
 	if s.f == nil {
 		n, err := w.Write(s.mem)
 		return int64(n), err
@@ -133,11 +153,18 @@ func (s *Spool) WriteTo(w io.Writer) (int64, error) {
 
 // NewReader returns a reader of the contents.
 func (s *Spool) NewReader() io.Reader {
+	if s.sizeOnly {
+		return errReader{errSizeOnly}
+	}
 	if s.f == nil {
 		return &memReader{b: s.mem}
 	}
 	return io.NewSectionReader(s.f, 0, s.n)
 }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 type memReader struct{ b []byte }
 
