@@ -184,3 +184,44 @@ func TestOwnTextKept(t *testing.T) {
 		})
 	}
 }
+
+// shopFrame is a page of a shop's blog whose frame holds a long paragraph of
+// the shop's own prose in <main>, the same on every page, and whose post
+// stands in a container named as furniture (a theme's "sidebar-widget").
+func shopFrame(post uint64, visitors int) string {
+	paras := func(seed uint64, n int) string {
+		_, s, _ := strings.Cut(story(seed, n, 0), "</h1>")
+		s, _, _ = strings.Cut(s, "</article>")
+		return s
+	}
+	return fmt.Sprintf(`<!doctype html><html><head><title>Harbour Outfitters</title></head><body>
+<nav><a href=/>Home</a> <a href=/shop>Shop</a> <a href=/blog>Blog</a></nav>
+<main><div class=intro>%s</div></main>
+<div class="sidebar-widget">%s</div>
+<footer>Visitors: %d</footer></body></html>`, paras(900, 6), paras(post, 20), visitors)
+}
+
+// TestProseOutsideSameSite: on a site whose main text, as jusText's rules
+// and the furniture names find it, is the frame's own paragraph, and whose
+// posts stand in containers named as furniture, two pages with different
+// posts match at 1.0 on that paragraph. Most of their prose is outside the
+// main text (features.Doc.ProseOutside), so within the site each is compared
+// with captures of its own URL only: the second post is kept, and a capture
+// of the first post's URL is still replaced.
+func TestProseOutsideSameSite(t *testing.T) {
+	pages := []page{
+		{id: "first", url: "http://shop.example/blog/first", body: shopFrame(31, 100)},
+		{id: "second", url: "http://shop.example/blog/second", body: shopFrame(32, 110)},
+		{id: "again", url: "http://shop.example/blog/first", body: shopFrame(31, 120)},
+	}
+	found, st, dups := nearFoundSims(t, DefaultOptions(), pages)
+	if found[1] != -1 {
+		t.Errorf("the second post was found as a duplicate of page %d: %s %.2f %s", found[1], dups[1].Relation, dups[1].Similarity, dups[1].Action)
+	}
+	if found[2] != 0 || dups[2].Action != "revisit" {
+		t.Errorf("the first post captured again: found %d, %s; want a revisit of page 0", found[2], dups[2].Action)
+	}
+	if st.NearRevisits != 1 {
+		t.Errorf("%d near revisits, want 1", st.NearRevisits)
+	}
+}

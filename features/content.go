@@ -558,8 +558,28 @@ func (e *Extractor) mainText() bool {
 	case !contentFallback(bs, st, cls):
 		clear(cls) // nothing good
 	}
+	// The blocks jusText alone finds good, furniture names aside, for
+	// ProseOutside.
+	lenient := e.lenient
+	if cap(lenient) < len(bs) {
+		lenient = make([]uint8, len(bs))
+	} else {
+		lenient = lenient[:len(bs)]
+		clear(lenient)
+	}
+	e.classify(bs, st, lenient, false)
+	e.lenient = lenient
 	e.mainRegion(bs, st, cls)
 	e.siblings(bs, st, cls)
+	e.proseOutside, e.mainWords = 0, 0
+	for i := range bs {
+		switch {
+		case cls[i] == clsGood:
+			e.mainWords += st[i].words
+		case lenient[i] == clsGood:
+			e.proseOutside += st[i].words
+		}
+	}
 	// Filter the words in place.
 	out := ws[:0]
 	bi := 0

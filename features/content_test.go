@@ -384,3 +384,31 @@ func TestMainTextUnclosedChrome(t *testing.T) {
 		}
 	}
 }
+
+// TestProseOutside: Doc.ProseOutside counts the running text the main text
+// leaves out. A story in <article> leaves none; a page whose prose stands in
+// a container named as furniture, beside a paragraph in <main>, has most of
+// its prose outside its main text.
+func TestProseOutside(t *testing.T) {
+	side := strings.Repeat(storyPara, 6)
+	for _, tc := range []struct {
+		name            string
+		page            string
+		outside, inside bool // ProseOutside > 0; more than twice MainTextWords
+	}{
+		{"article", `<html><body><nav><a href=/>Home</a></nav><article>` + strings.Repeat(storyPara, 3) + `</article></body></html>`, false, false},
+		{"prose in a side box", `<html><body><main><div>` + storyPara + `</div></main><div class="sidebar-widget">` + side + `</div></body></html>`, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mainTextExtractor(t)
+			d := e.Extract([]byte(tc.page), "text/html; charset=utf-8", "")
+			if !d.MainText || d.MainTextWords == 0 {
+				t.Fatalf("no main text: %+v", d.MainTextWords)
+			}
+			t.Logf("main text %d words, prose outside %d", d.MainTextWords, d.ProseOutside)
+			if (d.ProseOutside > 0) != tc.outside || (d.ProseOutside > 2*d.MainTextWords) != tc.inside {
+				t.Errorf("main text %d words, prose outside %d", d.MainTextWords, d.ProseOutside)
+			}
+		})
+	}
+}

@@ -34,6 +34,13 @@ type Doc struct {
 	// a sidebar's blurb on a page with no story, the same on every page of
 	// the site. Not serialized either.
 	MainTextUnlikely bool
+	// MainTextWords counts the words of that text; ProseOutside, the words
+	// of the blocks jusText's classifier alone takes for running text (its
+	// length, stopword and link rules, with no regard to the names of their
+	// containers) that the main text leaves out: prose in containers named
+	// as furniture, or cut off by the rules that follow the classifier. Not
+	// serialized.
+	MainTextWords, ProseOutside int
 	// Shop is set when the page describes itself as a shop's product or
 	// catalogue page (shop.go).
 	Shop bool

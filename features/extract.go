@@ -51,6 +51,11 @@ type Extractor struct {
 	// unlikelyText: the main text was found by the retry, in containers
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
+	// lenient is mainText's scratch classification without the furniture
+	// names; proseOutside and mainWords are what Doc reports of it.
+	lenient      []uint8
+	proseOutside int
+	mainWords    int
 	// shop: the page's markup says it is a shop page (shop.go); ldJSON:
 	// the script being skipped is JSON-LD.
 	shop, ldJSON bool
@@ -175,8 +180,12 @@ func (e *Extractor) finish(d Doc) Doc {
 		}
 	}
 	if e.cfg.MainText {
+		e.proseOutside, e.mainWords = 0, 0
 		d.MainText = e.mainText()
 		d.MainTextUnlikely = d.MainText && e.unlikelyText
+		if d.MainText {
+			d.MainTextWords, d.ProseOutside = e.mainWords, e.proseOutside
+		}
 	}
 	d.Shop = e.shop
 	e.features(&d)
