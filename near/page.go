@@ -32,8 +32,10 @@ type Page struct {
 	// Bigrams are the main text's word bigrams, for pages with few spot
 	// signatures (Config.BigramsBelow).
 	Bigrams features.Bag
-	// Unlikely: the main text is in containers named as page furniture
-	// (features.Doc.MainTextUnlikely), perhaps the site's own boilerplate.
+	// Unlikely: the main text is not known to be the page's own: it is in
+	// containers named as page furniture (features.Doc.MainTextUnlikely),
+	// perhaps the site's own boilerplate, or most of the page's prose
+	// stands outside it (proseElsewhere).
 	Unlikely bool
 	// Shop: the page says it is a shop's product or catalogue page
 	// (features.Doc.Shop).
