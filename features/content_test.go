@@ -280,6 +280,18 @@ func FuzzMainText(f *testing.F) {
 		if !dm.MainText && (!reflect.DeepEqual(dm.Spots, dw.Spots) || !reflect.DeepEqual(dm.AF, dw.AF)) {
 			t.Fatal("no main text found but the signatures differ from the whole page's")
 		}
+		// The main text's words and the prose it leaves out are words of
+		// the page, counted once each.
+		words := 0
+		for _, w := range main.words {
+			if w.flags&flagMark == 0 {
+				words++
+			}
+		}
+		if dm.MainTextWords < 0 || dm.ProseOutside < 0 || dm.MainTextWords+dm.ProseOutside > dm.Words ||
+			(dm.MainText && dm.MainTextWords != words) || (!dm.MainText && dm.MainTextWords+dm.ProseOutside != 0) {
+			t.Fatalf("main text %d words (%d kept, main text %v), prose outside %d, page %d", dm.MainTextWords, words, dm.MainText, dm.ProseOutside, dm.Words)
+		}
 	})
 }
 
