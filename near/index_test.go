@@ -243,12 +243,7 @@ func TestShopTier(t *testing.T) {
 		{"product captured again", page("shop.example", "http://shop.example/a", true), page("shop.example", "https://www.shop.example/a", true), true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x, err := NewIndex(DefaultConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Add(tc.kept)
-			m, found := x.Match(tc.p)
+			m, found := matchKept(t, DefaultConfig(), tc.kept, tc.p)
 			if !found {
 				t.Fatal("identical main text not found")
 			}
@@ -344,12 +339,7 @@ func TestOwnTextTier(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.OwnText = tc.ownText
-			x, err := NewIndex(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Add(tc.kept)
-			m, found := x.Match(tc.p)
+			m, found := matchKept(t, cfg, tc.kept, tc.p)
 			if !found {
 				t.Fatal("not found")
 			}
@@ -364,4 +354,15 @@ func TestOwnTextTier(t *testing.T) {
 			}
 		})
 	}
+}
+
+// matchKept matches p against an index of cfg that holds kept alone.
+func matchKept(t *testing.T, cfg Config, kept, p *Page) (Match, bool) {
+	t.Helper()
+	x, err := NewIndex(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Add(kept)
+	return x.Match(p)
 }
