@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -343,23 +344,43 @@ type result struct {
 	RawHeaders map[string]string `json:"rawHeaders"`
 	RawBase64  string            `json:"rawBase64"`
 	MS         int               `json:"ms"`
+	Reloads    int               `json:"reloads"`
 }
 
 // server serves ReplayWeb.page's files under /replay/, the archive at
 // /archive.warc.gz and, at /embed?url=U&ts=T, a page that replays U at T
 // with ReplayWeb.page's embed element.
-func server(t *testing.T, modules, archive string) *httptest.Server {
+//
+// /replay/ is a static directory as ReplayWeb.page's deployment docs have
+// it: /replay/ itself serves index.html. The embed element loads
+// /replay/?source=... in its frame; its service worker answers that once it
+// controls the frame, but a frame that starts loading before the worker is
+// active (a cold browser profile on a slow machine) goes to the network.
+// Paths the server does not have are recorded in missed, for the failure
+// message.
+func server(t *testing.T, modules, archive string) (srv *httptest.Server, missed func() []string) {
 	t.Helper()
 	rwp := filepath.Join(modules, "replaywebpage")
 	mux := http.NewServeMux()
-	for _, f := range []string{"index.html", "ui.js", "sw.js"} {
+	serve := func(pattern, f string) {
 		p := filepath.Join(rwp, f)
-		mux.HandleFunc("/replay/"+f, func(w http.ResponseWriter, r *http.Request) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasSuffix(f, ".js") {
 				w.Header().Set("Content-Type", "application/javascript")
 			}
-			http.ServeFile(w, r, p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			// ServeContent, not ServeFile: ServeFile redirects
+			// .../index.html to the directory.
+			http.ServeContent(w, r, f, time.Time{}, bytes.NewReader(b))
 		})
+	}
+	serve("/replay/{$}", "index.html")
+	for _, f := range []string{"index.html", "ui.js", "sw.js"} {
+		serve("/replay/"+f, f)
 	}
 	mux.HandleFunc("/archive.warc.gz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/warc")
@@ -374,11 +395,22 @@ func server(t *testing.T, modules, archive string) *httptest.Server {
 <replay-web-page source="/archive.warc.gz" coll="dedup" replaybase="/replay/" deepLink url="%s" ts="%s"></replay-web-page>
 </body></html>`, html.EscapeString(q.Get("url")), html.EscapeString(q.Get("ts")))
 	})
-	mux.HandleFunc("/favicon.ico", http.NotFound)
-	srv := httptest.NewUnstartedServer(mux)
+	var mu sync.Mutex
+	var miss []string
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		miss = append(miss, r.URL.Path)
+		mu.Unlock()
+		http.NotFound(w, r)
+	})
+	srv = httptest.NewUnstartedServer(mux)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), miss...)
+	}
 }
 
 // TestReplayWebPage replays warcdedup's exact and near revisits in
@@ -418,7 +450,7 @@ func TestReplayWebPage(t *testing.T) {
 	checkRevisits(t, outWARC, ps)
 	tBuild := time.Since(t0)
 
-	srv := server(t, modules, outWARC)
+	srv, missed := server(t, modules, outWARC)
 	// The kept pages first: what each revisit must replay as.
 	var checks []check
 	for i, p := range ps {
@@ -445,8 +477,8 @@ func TestReplayWebPage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	tReplay := time.Now()
-	if err := runWithTimeout(cmd, 120*time.Second); err != nil {
-		t.Fatalf("ReplayWeb.page in %s: %v\n%s", chromium, err, stderr.String())
+	if err := runWithTimeout(cmd, 240*time.Second); err != nil {
+		t.Fatalf("ReplayWeb.page in %s: %v\n%s\npaths the test server does not serve, as requested: %q", chromium, err, stderr.String(), missed())
 	}
 	var res struct{ Results []result }
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
@@ -455,6 +487,9 @@ func TestReplayWebPage(t *testing.T) {
 	byName := map[string]result{}
 	for _, r := range res.Results {
 		byName[r.Name] = r
+		if r.Reloads > 0 {
+			t.Logf("%s: the replay frame came after %d reload(s) of the embed page", r.Name, r.Reloads)
+		}
 	}
 
 	for i, p := range ps {

@@ -9,7 +9,7 @@
 // reads its text, then fetches the same capture in raw mode (id_) through
 // ReplayWeb.page's service worker. It prints one JSON object: {results:
 // [{name, frameUrl, title, text, rawUrl, rawStatus, rawHeaders, rawBase64,
-// ms}]}; the Go test judges them.
+// ms, reloads}]}; the Go test judges them.
 "use strict";
 
 const fs = require("fs");
@@ -24,10 +24,20 @@ function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-// replayFrame waits for the frame replaying url, loaded with some text.
-async function replayFrame(page, url, deadline) {
+// replayFrame waits for the frame replaying url, loaded with some text. If
+// none has appeared by reloadAt, it reloads the page once, as a reader
+// would: ReplayWeb.page's frame can start loading before its service worker
+// is active in a cold browser profile, and then waits for nothing.
+async function replayFrame(page, url, reloadAt, deadline, onReload) {
   let last = "";
+  let reloaded = false;
   while (Date.now() < deadline) {
+    if (!reloaded && Date.now() > reloadAt && last === "") {
+      reloaded = true;
+      onReload();
+      await page.reload({ waitUntil: "load" });
+      continue;
+    }
     for (const f of page.frames()) {
       const fu = f.url();
       if (!replayFrameRe.test(fu) || !fu.endsWith("mp_/" + url)) {
@@ -80,9 +90,13 @@ async function main() {
     await page.setViewport({ width: 1100, height: 800 });
     const consoleLines = [];
     page.on("console", (m) => consoleLines.push(m.text()));
-    for (const c of job.checks) {
+    for (const [i, c] of job.checks.entries()) {
       const start = Date.now();
-      const deadline = start + job.timeoutMs;
+      // The first check also starts the browser's service worker: twice
+      // the time.
+      const budget = i === 0 ? 2 * job.timeoutMs : job.timeoutMs;
+      const deadline = start + budget;
+      let reloads = 0;
       const embed =
         job.base +
         "/embed?url=" +
@@ -92,7 +106,7 @@ async function main() {
       await page.goto(embed, { waitUntil: "load" });
       let frame;
       try {
-        frame = await replayFrame(page, c.url, deadline);
+        frame = await replayFrame(page, c.url, start + budget / 2, deadline, () => reloads++);
       } catch (e) {
         e.message += "; console: " + consoleLines.slice(-10).join(" / ");
         throw e;
@@ -139,6 +153,7 @@ async function main() {
         rawHeaders: raw.headers,
         rawBase64: raw.base64,
         ms: Date.now() - start,
+        reloads,
       });
     }
   } finally {
