@@ -32,6 +32,7 @@ type block struct {
 	chrome     bool  // text inside nav, footer, aside, form controls
 	unlikely   bool  // text inside a container named as furniture (unlikelyName)
 	positive   bool  // text inside a container named as content (positiveName)
+	body       bool  // text inside a container named as a story's body (bodyName)
 	title      bool  // text of the <title> element
 	inMain     bool  // text inside the page's <main> or role="main" element
 	regionOut  bool  // text inside an element the main region leaves out (regionOutTag, regionOutRole)
@@ -163,7 +164,11 @@ type blockState struct {
 	consent region
 	// The one open region of a container named as content (positiveName).
 	positive region
-	inTitle  bool
+	// The one open region of a container named as a story's body
+	// (bodyName), and whether the page has had one.
+	body    region
+	sawBody bool
+	inTitle bool
 	// The page's main region (see mainRegion): open <main> elements, the
 	// one open container with role="main", and what the region leaves out:
 	// open header and form elements, and the one open container whose role
@@ -205,9 +210,13 @@ func (r *region) ends(c, depth int) bool {
 // for side boxes, but some blogs put the post itself in one (measured:
 // celebbabylaundry.com's <aside class="blogPost">), so it is an unlikely
 // container, left out on the first pass and taken on the retry, not chrome.
-var containers = [...]string{"div", "section", "aside", "-"}
+// Article and main elements are read for a story-body name only (bodyName).
+var containers = [...]string{"div", "section", "aside", "-", "article", "main"}
 
-const asideIdx = 2 // index of "aside" in containers
+const (
+	asideIdx   = 2 // index of "aside" in containers
+	articleIdx = 4 // index of "article"; "main" follows
+)
 
 // customIdx is the index in containers of every custom element (a name
 // with a hyphen, HTML's valid custom element names): web components such as
@@ -301,7 +310,7 @@ var (
 // as the only prose jusText found on two threads of two forums, it made
 // them near duplicates at 0.67 (wcxb).
 
-// containerTag follows containers for the unlikely regions: a start tag (with
+// containerTag follows containers for the unlikely and story-body regions: a start tag (with
 // its attributes in z) or an end tag.
 func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	c := containerIdx(name)
@@ -310,7 +319,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	bs := &e.bs
 	if !open {
-		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive} {
+		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive, &bs.body} {
 			if r.ends(c, bs.depth[c]) {
 				e.cut()
 			}
@@ -330,6 +339,10 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		case "class", "id":
 			if c != customIdx {
 				e.nfkc = append(append(e.nfkc, v...), ' ')
+			}
+		case "itemprop":
+			if string(v) == "articleBody" {
+				e.nfkc = append(e.nfkc, "articlebody "...)
 			}
 		case "role":
 			role = landmark(v)
@@ -353,6 +366,15 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		if 'A' <= b && b <= 'Z' {
 			e.nfkc[i] = b + 'a' - 'A'
 		}
+	}
+	if c != customIdx && !bs.body.on && len(e.nfkc) > 0 && bodyName(e.nfkc) {
+		bs.body.start(c, bs.depth[c])
+		bs.body.nest = bs.nest.n
+		bs.sawBody = true
+		e.cut()
+	}
+	if c >= articleIdx {
+		return
 	}
 	if role == regionMain && !bs.roleMain.on {
 		bs.roleMain.start(c, bs.depth[c])
@@ -485,6 +507,9 @@ func (e *Extractor) blockText(n0 int) {
 	if e.bs.positive.on {
 		b.positive = true
 	}
+	if e.bs.body.on {
+		b.body = true
+	}
 	if e.bs.main > 0 || e.bs.roleMain.on {
 		b.inMain = true
 	}
@@ -571,6 +596,9 @@ func (e *Extractor) mainText() bool {
 	e.lenient = lenient
 	e.mainRegion(bs, st, cls)
 	e.siblings(bs, st, cls)
+	if e.bs.sawBody {
+		e.bodyText(bs, st, cls)
+	}
 	e.proseOutside, e.mainWords = 0, 0
 	for i := range bs {
 		switch {
@@ -1214,3 +1242,77 @@ func (e *Extractor) siblings(bs []block, st []blockStat, cls []uint8) {
 		}
 	}
 }
+
+// bodyText takes as main text the blocks of a page's story-body containers
+// (bodyName) that read as running text but that jusText left out: prose whose
+// links are over its link density (a blog post that names its sources in
+// every sentence: a 43rumors.com post whose two paragraphs are a third links
+// was left for the sidebar's "share news and rumors" text), or that its
+// neighbours took down. This is the first thing trafilatura looks for: its
+// main-body expressions (xpaths.py, BODY_XPATH) are class names of the
+// containers content systems put a story's body in. Here the blocks keep
+// jusText's other rules: a block is taken only if it is a line or more
+// (lengthLow), at most half links, with the stopword density of prose, so
+// that a share widget's "these are external links" or a picture's credit in
+// bbc.com's story-body stays out; nothing jusText took is dropped (taking the
+// container alone cut msn.com's Earhart article, split over several
+// containers of which one is so named, to a third). Measured by WCXB's word
+// F1 against the corpus's gold texts (TestMainTextWordF1), with against
+// without: cleanportaleval 0.929 vs 0.903, cx-bbc 0.936 vs 0.919, dragnet
+// 0.874 vs 0.857, mozilla-readability 0.902 vs 0.897, scrapinghub-aeb 0.917
+// vs 0.911, wcxb 0.790 vs 0.787, l3s-gn1 0.916 vs 0.917, others within
+// 0.001.
+func (e *Extractor) bodyText(bs []block, st []blockStat, cls []uint8) {
+	prose := func(i int) bool {
+		b := &bs[i]
+		n := int(b.end - b.start)
+		return b.body && !b.chrome && !b.title && st[i].words > 0 && 2*int(b.link) <= n &&
+			n >= lengthLow && byDensity(n, st[i], lengthHigh) != clsBad
+	}
+	words := 0
+	for i := range bs {
+		if bs[i].body && !bs[i].chrome && !bs[i].title && 2*bs[i].link <= bs[i].end-bs[i].start {
+			words += st[i].words
+		}
+	}
+	if words < bodyMinWords {
+		return
+	}
+	for i := range bs {
+		if cls[i] != clsGood && prose(i) {
+			cls[i] = clsGood
+		}
+	}
+}
+
+// bodyMinWords is the fewest words of text with few links a page's
+// story-body containers hold for bodyText to look at them: an empty or
+// placeholder container says nothing.
+const bodyMinWords = 20
+
+// bodyName says whether class and id values (lower case) name the container
+// of a story's body, as the content systems name it: WordPress's
+// entry-content, post-content and post-body of other blog engines,
+// article-body and story-body of news sites, schema.org's articleBody
+// (itemprop, read as a class), with their underscore and camel-case spellings.
+func bodyName(l []byte) bool {
+	for _, n := range bodyNames {
+		if bytes.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var bodyNames = func() [][]byte {
+	var ns [][]byte
+	for _, n := range []string{"entry-content", "entry_content", "entrycontent", "entry-body", "entrybody",
+		"post-content", "post_content", "postcontent", "post__content", "post-body", "post_body", "postbody", "post__body",
+		"post-text", "post_text", "post-entry", "postentry",
+		"article-content", "article_content", "articlecontent", "article__content",
+		"article-body", "article_body", "articlebody", "article__body", "article-text", "articletext",
+		"story-body", "storybody", "story-content", "storycontent", "story-text", "body-text"} {
+		ns = append(ns, []byte(n))
+	}
+	return ns
+}()
