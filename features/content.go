@@ -1296,23 +1296,47 @@ const bodyMinWords = 20
 // article-body and story-body of news sites, schema.org's articleBody
 // (itemprop, read as a class), with their underscore and camel-case spellings.
 func bodyName(l []byte) bool {
-	for _, n := range bodyNames {
-		if bytes.Contains(l, n) {
-			return true
+	for _, g := range bodyNames {
+		if !bytes.Contains(l, g.word) {
+			continue
+		}
+		for _, n := range g.names {
+			if bytes.Contains(l, n) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-var bodyNames = func() [][]byte {
-	var ns [][]byte
-	for _, n := range []string{"entry-content", "entry_content", "entrycontent", "entry-body", "entrybody",
-		"post-content", "post_content", "postcontent", "post__content", "post-body", "post_body", "postbody", "post__body",
-		"post-text", "post_text", "post-entry", "postentry",
-		"article-content", "article_content", "articlecontent", "article__content",
-		"article-body", "article_body", "articlebody", "article__body", "article-text", "articletext",
-		"story-body", "storybody", "story-content", "storycontent", "story-text", "body-text"} {
-		ns = append(ns, []byte(n))
+// bodyNames are the story-body names by the word each holds, so that a class
+// with none of the four words (most of a page's) is read four times, not
+// once a name: the names cost 8% of the main text's time read one by one.
+var bodyNames = func() []bodyGroup {
+	var out []bodyGroup
+	for _, g := range []struct {
+		word  string
+		names []string
+	}{
+		{"content", []string{"entry-content", "entry_content", "entrycontent", "post-content", "post_content", "postcontent",
+			"post__content", "article-content", "article_content", "articlecontent", "article__content",
+			"story-content", "storycontent"}},
+		{"body", []string{"entry-body", "entrybody", "post-body", "post_body", "postbody", "post__body",
+			"article-body", "article_body", "articlebody", "article__body", "story-body", "storybody"}},
+		{"text", []string{"post-text", "post_text", "article-text", "articletext", "story-text", "body-text"}},
+		{"entry", []string{"post-entry", "postentry"}},
+	} {
+		bg := bodyGroup{word: []byte(g.word)}
+		for _, n := range g.names {
+			bg.names = append(bg.names, []byte(n))
+		}
+		out = append(out, bg)
 	}
-	return ns
+	return out
 }()
+
+// bodyGroup is the story-body names that hold one word.
+type bodyGroup struct {
+	word  []byte
+	names [][]byte
+}
