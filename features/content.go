@@ -1263,15 +1263,11 @@ func (e *Extractor) siblings(bs []block, st []blockStat, cls []uint8) {
 // vs 0.911, wcxb 0.790 vs 0.787, l3s-gn1 0.916 vs 0.917, others within
 // 0.001.
 func (e *Extractor) bodyText(bs []block, st []blockStat, cls []uint8) {
-	prose := func(i int) bool {
-		b := &bs[i]
-		n := int(b.end - b.start)
-		return b.body && !b.chrome && !b.title && st[i].words > 0 && 2*int(b.link) <= n &&
-			n >= lengthLow && byDensity(n, st[i], lengthHigh) != clsBad
-	}
+	// text: a block of the containers' own text, at most half links.
+	text := func(b *block) bool { return b.body && !b.chrome && !b.title && 2*b.link <= b.end-b.start }
 	words := 0
 	for i := range bs {
-		if bs[i].body && !bs[i].chrome && !bs[i].title && 2*bs[i].link <= bs[i].end-bs[i].start {
+		if text(&bs[i]) {
 			words += st[i].words
 		}
 	}
@@ -1279,7 +1275,8 @@ func (e *Extractor) bodyText(bs []block, st []blockStat, cls []uint8) {
 		return
 	}
 	for i := range bs {
-		if cls[i] != clsGood && prose(i) {
+		n := int(bs[i].end - bs[i].start)
+		if cls[i] != clsGood && text(&bs[i]) && st[i].words > 0 && n >= lengthLow && byDensity(n, st[i], lengthHigh) != clsBad {
 			cls[i] = clsGood
 		}
 	}
@@ -1311,7 +1308,9 @@ func bodyName(l []byte) bool {
 
 // bodyNames are the story-body names by the word each holds, so that a class
 // with none of the four words (most of a page's) is read four times, not
-// once a name: the names cost 8% of the main text's time read one by one.
+// once a name: read one by one the names cost 8% of the main text's time,
+// and as a wordSet, whose scan looks at every byte, 2-3% more than this
+// (BenchmarkMainText, interleaved runs).
 var bodyNames = func() []bodyGroup {
 	var out []bodyGroup
 	for _, g := range []struct {
