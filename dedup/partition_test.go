@@ -149,12 +149,24 @@ func TestSitePartitionDifference(t *testing.T) {
 	}
 }
 
-// pairOf is the pair a decision makes, if it replaces the record.
+// pairOf is the pair a decision makes, if it replaces the record or, with
+// --near=annotate, annotates it as a near duplicate.
 func pairOf(f *Fact, dec *Decision) (pairKey, bool) {
 	switch dec.act {
 	case actExact:
 		return pairKey{f.id, dec.kept.id}, true
 	case actNear:
+		return pairKey{f.id, dec.m.kept.id}, true
+	}
+	if dec.annotate && dec.m.Contain == near.NotContained {
+		return pairKey{f.id, dec.m.kept.id}, true // kept, with its annotation
+	}
+	return pairKey{}, false
+}
+
+// containOf is the pair of an annotated containment.
+func containOf(f *Fact, dec *Decision) (pairKey, bool) {
+	if dec.annotate && dec.m.Contain != near.NotContained {
 		return pairKey{f.id, dec.m.kept.id}, true
 	}
 	return pairKey{}, false

@@ -42,6 +42,12 @@ import (
 //	         a page later replaced points at that one's kept copy; an exact
 //	         copy of a replaced page is a near revisit of its kept copy.
 //
+// With --near=annotate no page is replaced: the site and verify rounds
+// annotate what they would replace, and their containments, and the resolve
+// round treats a page annotated as a near duplicate as one machine does,
+// as no page a later one is compared with; its exact copies stay exact
+// revisits of it.
+//
 // A line's key is a round's tag, the group and, after a space, the record's
 // key in capture order; the lines of a group reach its round sorted (LC_ALL=C
 // sort). A group's key holds no space: a digest, a site key, a band in hex,
@@ -204,9 +210,6 @@ func NewRound(name string, opts Options) (*Rounds, error) {
 	if _, ok := roundTags[name]; !ok {
 		return nil, fmt.Errorf("dedup: no round %q (want one of %s)", name, strings.Join(RoundNames, ", "))
 	}
-	if opts.Near == NearAnnotate {
-		return nil, errors.New("dedup: the rounds decide revisits: --near=annotate needs the one-task reduce")
-	}
 	opts.Report = nil
 	return &Rounds{round: name, opts: opts, finals: newFinalStore(opts.TempDir)}, nil
 }
@@ -261,8 +264,9 @@ const (
 	evFollow = 'f' // an exact copy of a leading page
 	evKept   = 'k' // a record kept, unless replaced across sites: for the index
 	evName   = 'n' // a file's path (kept), before its records: for the index
-	evSite   = 's' // a page replaced by a page of its site
-	evCross  = 'x' // a page replaced, in a bucket, by a page of another site
+	evSite   = 's' // a page replaced by a page of its site (annotated, with --near=annotate)
+	evCross  = 'x' // a page replaced, in a bucket, by a page of another site (or annotated)
+	evHolds  = 'c' // a page that holds a kept page of its site, or is held in one (annotated)
 )
 
 // event is a line of the resolve round: what a round found of a record.
@@ -291,7 +295,7 @@ func (e *event) line() (Line, error) {
 	case evName:
 		key = string(tagResolve) + " " + e.subject + " " + string(e.kind)
 	default:
-		v = appendString(appendString(appendString(v, e.uri), e.date), e.id)
+		v = appendString(appendString(appendString(appendString(v, e.uri), e.date), e.id), e.dec.m.Reason)
 		m := &e.dec.m
 		for _, n := range [...]int{m.Shared, m.Sigs, m.KeptSigs, m.Own} {
 			v = binary.AppendUvarint(v, uint64(n))
@@ -333,6 +337,7 @@ func decodeEvent(l Line) (event, error) {
 		return e, nil
 	}
 	e.uri, e.date, e.id = d.string(), d.string(), d.string()
+	reason := d.string()
 	e.shared, e.sigs, e.keptSigs, e.own = int(d.uvarint()), int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
 	if d.err != nil {
 		return e, d.err
@@ -341,7 +346,7 @@ func decodeEvent(l Line) (event, error) {
 		return e, err
 	}
 	m := &e.dec.m
-	m.Shared, m.Sigs, m.KeptSigs, m.Own = e.shared, e.sigs, e.keptSigs, e.own
+	m.Shared, m.Sigs, m.KeptSigs, m.Own, m.Reason = e.shared, e.sigs, e.keptSigs, e.own, reason
 	return e, nil
 }
 
@@ -439,7 +444,7 @@ func (r *Rounds) kept(k string, f *Fact, page *near.Page, emit func(Line) error)
 // SetReport makes the resolve round write the JSON lines report of the
 // duplicates it decides and, when it ends, of their clusters, as a run's
 // report (Options.Report) does; containments and pages kept on weak
-// evidence are not in it.
+// evidence are in it only when they are annotated (--near=annotate).
 func (r *Rounds) SetReport(w io.Writer) { r.report = newReport(w) }
 
 // Inputs are the paths of the run's files, in capture order, as the
@@ -464,11 +469,12 @@ func (r *Rounds) settle(emit func(Line) error) error {
 		}
 		return nil
 	}
-	var dec *Decision
-	var kept string
+	var dec, holds *Decision
 	var keep *index.Record
+	annotate := r.opts.Near == NearAnnotate
 	// Of a page's cross-site matches, the most similar whose kept page was
-	// not itself replaced, as one machine's index would hold it.
+	// not itself replaced (or, annotated, left out of the index of pages),
+	// as one machine's index would hold it.
 	for i := range evs {
 		e := &evs[i]
 		switch e.kind {
@@ -477,12 +483,13 @@ func (r *Rounds) settle(emit func(Line) error) error {
 				continue
 			}
 			if dec == nil || e.dec.m.Similarity > dec.m.Similarity {
-				dec, kept = &e.dec, e.kept
+				dec = &e.dec
 			}
 		case evSite, evFollow:
 			// The page it matched or copies was replaced in turn: it points
-			// at that page's kept copy.
-			dec, kept = &e.dec, e.kept
+			// at that page's kept copy. An annotated page is kept: its
+			// exact copies are revisits of it.
+			dec = &e.dec
 			f, ok, err := r.finals.get(e.kept)
 			switch {
 			case err != nil:
@@ -490,22 +497,30 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			case ok && e.kind == evSite:
 				dec.m.kept, dec.m.keptDigest = f.kept, f.keptDigest
 				dec.m.Relation = f.Relation
-			case ok:
+			case ok && !annotate:
 				dec.act, dec.kept, dec.m = actNear, ref{}, *f
 			}
+		case evHolds:
+			holds = &e.dec
 		case evKept:
 			keep = e.rec
 		}
 	}
-	_ = kept
 	if dec == nil {
-		if keep != nil && r.Keep != nil {
-			keep.File = r.names[fileOf(evs[0].subject)]
-			return r.Keep(keep)
+		dec = holds
+	}
+	if keep != nil && r.Keep != nil && (dec == nil || dec.act == actPass) {
+		keep.File = r.names[fileOf(evs[0].subject)]
+		if err := r.Keep(keep); err != nil {
+			return err
 		}
+	}
+	if dec == nil {
 		return nil
 	}
-	if dec.act == actNear && evs[0].kind != evFollow {
+	// A replaced page, or a near duplicate kept with its annotation, is no
+	// page a later one is compared with (nor a copy's kept page, replaced).
+	if (dec.act == actNear || dec.annotate && dec.m.Contain == near.NotContained) && evs[0].kind != evFollow {
 		if err := r.finals.put(evs[0].subject, &dec.m); err != nil {
 			return err
 		}
@@ -533,12 +548,30 @@ func (r *Rounds) reportLine(evs []event, dec *Decision) error {
 	if dec.act == actExact {
 		k := &dec.kept
 		d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = k.uri, k.date, k.id, "exact", 1, relation(k.uri, e.uri)
-	} else {
-		m := &dec.m
-		d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = m.kept.uri, m.kept.date, m.kept.id, m.Method, m.Similarity, string(m.Relation)
-		d.Shared, d.Signatures, d.KeptSignatures, d.Own = m.Shared, m.Sigs, m.KeptSigs, m.Own
+		if err := r.report.duplicate(d); err != nil {
+			return err
+		}
+		return r.report.commit()
 	}
-	if err := r.report.duplicate(d); err != nil {
+	m := &dec.m
+	d.KeptURI, d.KeptDate, d.KeptID, d.Method, d.Similarity, d.Relation = m.kept.uri, m.kept.date, m.kept.id, m.Method, m.Similarity, string(m.Relation)
+	d.Shared, d.Signatures, d.KeptSignatures, d.Own, d.Reason = m.Shared, m.Sigs, m.KeptSigs, m.Own, m.Reason
+	if dec.annotate {
+		d.Action = "annotate"
+	}
+	var err error
+	switch m.Contain {
+	case near.NotContained:
+		err = r.report.duplicate(d)
+	default:
+		// As judgeContainment reports it.
+		d.Direction, d.Containment, d.Shared, d.Own = "contains", m.Share, 0, 0
+		if m.Contain == near.HeldByKept {
+			d.Direction = "contained-in"
+		}
+		err = r.report.containment(d)
+	}
+	if err != nil {
 		return err
 	}
 	return r.report.commit()
@@ -871,8 +904,28 @@ func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
 		if err != nil {
 			return err
 		}
-		if dec.act == actNear {
+		switch {
+		case dec.act == actNear:
 			return emitEvent(event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec, uri: f.uri, date: f.date, id: f.id}, emit)
+		case dec.annotate && dec.m.Contain == near.NotContained:
+			// --near=annotate: the page is kept with its annotation, and,
+			// as one machine keeps it out of its index of pages, no later
+			// page is compared with it; as a revisit, it is compared with
+			// no other site's pages.
+			if err := emitEvent(event{kind: evSite, subject: k, kept: g.keys[dec.m.Ref], dec: dec, uri: f.uri, date: f.date, id: f.id}, emit); err != nil {
+				return err
+			}
+			if r.Index {
+				return r.kept(k, f, nil, emit)
+			}
+			return nil
+		case dec.annotate:
+			// A containment: the page is kept and goes on as any kept
+			// page; a near duplicate of another site's page, if the
+			// verify round finds one, is annotated instead.
+			if err := emitEvent(event{kind: evHolds, subject: k, kept: g.keys[dec.m.Ref], dec: dec, uri: f.uri, date: f.date, id: f.id}, emit); err != nil {
+				return err
+			}
 		}
 	}
 	var page *near.Page
@@ -991,9 +1044,15 @@ func (r *Rounds) verifyLine(l Line, emit func(Line) error) error {
 	ix.Add(fa.page)
 	m, found, err := g.d.nearMatch(fb, fb.date)
 	ix.Withdraw(n)
-	if err != nil || !found || !m.Replace() {
+	annotate := r.opts.Near == NearAnnotate
+	if err != nil || !found || !m.Replace() && !annotate {
 		return err
 	}
 	dec := Decision{Offset: fb.Offset, act: actNear, digest: fb.digest, m: m}
+	if annotate {
+		// Every near duplicate and containment is annotated, as one
+		// machine annotates them.
+		dec.act, dec.annotate = actPass, true
+	}
 	return emitEvent(event{kind: evCross, subject: g.page, kept: a, dec: dec, uri: fb.uri, date: fb.date, id: fb.id}, emit)
 }

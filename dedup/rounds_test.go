@@ -144,13 +144,38 @@ func TestRoundsAgainstOneMachine(t *testing.T) {
 		}
 	}
 	t.Logf("%d records; one machine %d pairs, rounds %d; %d missing, %d added", len(facts), len(one), len(part), missing, added)
+	if opts.Near == NearAnnotate {
+		// Containments are no duplicate pairs: counted, not bounded.
+		oneC, partC := containPairs(facts, oneDec), containPairs(facts, partDec)
+		both := 0
+		for k := range oneC {
+			if partC[k] {
+				both++
+			}
+		}
+		t.Logf("annotated containments: one machine %d, rounds %d, in both %d", len(oneC), len(partC), both)
+	}
 	if diff := float64(missing+added) / float64(max(len(one), 1)); diff > 0.005 {
 		t.Errorf("the rounds differ from one machine on %.2f%% of its pairs, want at most 0.5%%", 100*diff)
 	}
 }
 
+// containPairs are the annotated containments of decs (by record ID).
+func containPairs(facts []keyedFact, decs map[string]Decision) map[pairKey]bool {
+	out := map[pairKey]bool{}
+	for _, kf := range facts {
+		if dec, ok := decs[kf.f.id]; ok {
+			if k, ok := containOf(kf.f, &dec); ok {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
 // partitionFacts reads the sorted output of `warcdedup map` that
-// WARCDEDUP_PARTITION_FACTS names, or skips the test.
+// WARCDEDUP_PARTITION_FACTS names, or skips the test; the options are the
+// defaults, with --near=annotate if WARCDEDUP_PARTITION_NEAR says so.
 func partitionFacts(t *testing.T) ([]keyedFact, Options) {
 	path := os.Getenv("WARCDEDUP_PARTITION_FACTS")
 	if path == "" {
@@ -158,11 +183,14 @@ func partitionFacts(t *testing.T) ([]keyedFact, Options) {
 	}
 	opts := DefaultOptions()
 	opts.TempDir = t.TempDir()
+	if os.Getenv("WARCDEDUP_PARTITION_NEAR") == "annotate" {
+		opts.Near = NearAnnotate
+	}
 	return readKeyedFacts(t, path), opts
 }
 
 // onePairs are the pairs one machine's decisions make over facts, in order,
-// and the decisions by record ID.
+// and the decisions (those that change the output) by record ID.
 func onePairs(t *testing.T, opts Options, facts []keyedFact) (map[pairKey]bool, map[string]Decision) {
 	t.Helper()
 	pairs, decs := map[pairKey]bool{}, map[string]Decision{}
@@ -175,6 +203,8 @@ func onePairs(t *testing.T, opts Options, facts []keyedFact) (map[pairKey]bool, 
 		}
 		if k, ok := pairOf(kf.f, &dec); ok {
 			pairs[k] = true
+		}
+		if !dec.Pass() {
 			decs[kf.f.id] = dec
 		}
 	}
@@ -182,7 +212,7 @@ func onePairs(t *testing.T, opts Options, facts []keyedFact) (map[pairKey]bool, 
 }
 
 // roundPairs are the pairs the rounds' decision lines make, and the
-// decisions by record ID.
+// decisions (those that change the output) by record ID.
 func roundPairs(t *testing.T, facts []keyedFact, decided []Line) (map[pairKey]bool, map[string]Decision) {
 	t.Helper()
 	byKey := map[string]*Fact{}
@@ -204,6 +234,8 @@ func roundPairs(t *testing.T, facts []keyedFact, decided []Line) (map[pairKey]bo
 		}
 		if k, ok := pairOf(f, &dec); ok {
 			pairs[k] = true
+		}
+		if !dec.Pass() {
 			decs[f.id] = dec
 		}
 	}
@@ -270,6 +302,65 @@ func TestRoundsChains(t *testing.T) {
 	}
 }
 
+// TestRoundsAnnotate: with --near=annotate the rounds keep every page and
+// annotate the pages one machine annotates, over the pages of
+// TestRoundsChains: b1 a near duplicate of a; b2, which matches b1 within
+// its site, annotated with a, since b1 is no page one machine compares
+// with; c, an exact copy of b1, an exact revisit of b1, which is kept; e,
+// closer to b1, annotated with a. No page is replaced by a near revisit.
+func TestRoundsAnnotate(t *testing.T) {
+	warc := responsesWARC(t, false,
+		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:b1>", uri: "http://b.example/s", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:b2>", uri: "http://b.example/t", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Updated at noon.</p></article>", 1)},
+		response{id: "<urn:uuid:c>", uri: "http://c.example/copy", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:d>", uri: "http://d.example/x", body: story(22, 12, 0)},
+		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:e>", uri: "http://e.example/r", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Reprinted.</p></article>", 1)},
+	)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	opts.Near = NearAnnotate
+	opts.TempDir = t.TempDir()
+	var facts []keyedFact
+	m := New(opts)
+	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
+		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
+		return nil
+	})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, oneDecs := onePairs(t, opts, facts)
+	decided, _ := runRounds(t, opts, facts)
+	got, decs := roundPairs(t, facts, decided)
+	want := map[pairKey]action{
+		{"<urn:uuid:b1>", "<urn:uuid:a>"}: actPass,
+		{"<urn:uuid:b2>", "<urn:uuid:a>"}: actPass,
+		{"<urn:uuid:c>", "<urn:uuid:b1>"}: actExact,
+		{"<urn:uuid:a2>", "<urn:uuid:a>"}: actExact,
+		{"<urn:uuid:e>", "<urn:uuid:a>"}:  actPass,
+	}
+	for name, run := range map[string]struct {
+		pairs map[pairKey]bool
+		decs  map[string]Decision
+	}{"one machine": {one, oneDecs}, "the rounds": {got, decs}} {
+		if len(run.pairs) != len(want) {
+			t.Errorf("%s: pairs %v, want %v", name, run.pairs, want)
+		}
+		for k, act := range want {
+			dec := run.decs[k.id]
+			switch {
+			case !run.pairs[k]:
+				t.Errorf("%s: no pair %v", name, k)
+			case dec.act != act || dec.annotate != (act == actPass):
+				t.Errorf("%s: %s is action %d, annotated %t; want action %d, annotated %t", name, k.id, dec.act, dec.annotate, act, act == actPass)
+			}
+		}
+	}
+}
+
 // FuzzRounds: each round reads any lines without panicking, and either
 // decides or fails with an error; the parsers of the values (facts, events,
 // file and repeat lines) meet whatever bytes a damaged shuffle holds.
@@ -303,12 +394,16 @@ func FuzzRounds(f *testing.F) {
 			lines = append(lines, Line{string(k), v})
 		}
 		sortLines(lines)
-		for _, name := range RoundNames {
-			r, err := NewRound(name, opts)
-			if err != nil {
-				t.Fatal(err)
+		for _, mode := range []NearMode{NearRevisit, NearAnnotate} {
+			o := opts
+			o.Near = mode
+			for _, name := range RoundNames {
+				r, err := NewRound(name, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = r.Groups(lines, func(Line) error { return nil })
 			}
-			_ = r.Groups(lines, func(Line) error { return nil })
 		}
 		for _, l := range lines {
 			ParseFileLine(l.Val)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -71,19 +72,20 @@ func stageFiles(t *testing.T) []string {
 // one reduce, apply tasks by key hash, writes the files and bytes that one
 // run of warcdedup over the same inputs writes, with the default settings
 // and with near duplicates annotated; with the partitioned rounds (-r), the
-// same records but for the similarities near revisits record.
+// same records but for the similarities near revisits and annotations
+// record, with the default settings and with near duplicates annotated.
 func TestMapReduceLocal(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
 	}
 	ins := stageFiles(t)
-	for _, flags := range []string{"", "--near annotate --min-size 512", "-r"} {
+	for _, flags := range []string{"", "--near annotate --min-size 512", "-r", "-r --near annotate --min-size 512"} {
 		t.Run(strings.ReplaceAll(flags, " ", "_"), func(t *testing.T) {
 			one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			script := []string{"../../scripts/mapreduce-local.sh", "-t", "2"}
-			if flags == "-r" {
+			if rest, ok := strings.CutPrefix(flags, "-r"); ok {
 				// The partitioned rounds.
-				script, flags = append(script, "-r"), ""
+				script, flags = append(script, "-r"), strings.TrimSpace(rest)
 			}
 			args := append(append(strings.Fields(flags), "-q"), append(ins, one+"/")...)
 			if code, stderr := runCLI(t, args...); code != exitOK {
@@ -120,7 +122,7 @@ func TestMapReduceLocal(t *testing.T) {
 					}
 				}
 			}
-			if revisits+annotations < 4 {
+			if revisits+annotations < 4 || strings.Contains(flags, "annotate") && annotations == 0 {
 				t.Errorf("%d revisits and %d annotations: the inputs do not exercise the decisions", revisits, annotations)
 			}
 			if flags == "" {
@@ -474,48 +476,31 @@ func runRounds(t *testing.T, mapped, report string, flags ...string) string {
 
 // TestRoundSteps: map --rounds, the rounds and apply write what one run
 // writes on the stage files (the rounds' pairs are one machine's on them),
-// and the steps refuse lines they are not made for.
+// with the default settings and with near duplicates annotated, and the
+// steps refuse lines they are not made for.
 func TestRoundSteps(t *testing.T) {
 	ins := stageFiles(t)
 	var list bytes.Buffer
 	for i, in := range ins {
 		fmt.Fprintf(&list, "%d\t%s\n", i, in)
 	}
-	code, mapped, stderr := step(t, list.Bytes(), "map", "-q", "--rounds")
-	if code != exitOK {
-		t.Fatalf("map --rounds: exit %d\n%s", code, stderr)
-	}
+	var mapped string
 	report := filepath.Join(t.TempDir(), "rounds.jsonl")
-	decisions := runRounds(t, mapped, report)
-	if !strings.Contains(decisions, "\tD") {
-		t.Fatal("the rounds made no decision")
+	for _, flags := range [][]string{nil, {"--near", "annotate", "--min-size", "512"}} {
+		t.Run(strings.Join(append([]string{"flags"}, flags...), "_"), func(t *testing.T) {
+			r := filepath.Join(t.TempDir(), "rounds.jsonl")
+			if flags == nil {
+				r = report
+			}
+			m := roundStepsAsOneRun(t, ins, list.Bytes(), r, flags)
+			if flags == nil {
+				mapped = m
+			}
+		})
 	}
-	// The report names the duplicates and clusters the one-task reduce's
-	// report names (its revisits: the rounds report no containment or page
-	// kept on weak evidence).
-	_, facts0, _ := step(t, list.Bytes(), "map", "-q")
-	oneReport := filepath.Join(t.TempDir(), "one.jsonl")
-	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts0, "\n"), "\n"))), "reduce", "-q", "--report", oneReport); code != exitOK {
-		t.Fatalf("reduce --report: exit %d\n%s", code, stderr)
+	if mapped == "" {
+		t.FailNow()
 	}
-	if a, b := reportPairs(t, oneReport), reportPairs(t, report); a != b || !strings.Contains(a, "cluster") {
-		t.Errorf("the rounds' report:\n%s\nthe one-task reduce's:\n%s", b, a)
-	}
-	out, one := filepath.Join(t.TempDir(), "out"), t.TempDir()
-	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n"))), "apply", "-q", out+"/"); code != exitOK {
-		t.Fatalf("apply: exit %d\n%s", code, stderr)
-	}
-	if code, stderr := runCLI(t, append(append([]string{"-q"}, ins...), one+"/")...); code != exitOK {
-		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
-	}
-	revisits := 0
-	for _, n := range names(t, one) {
-		revisits += sameRecords(t, filepath.Join(one, n), filepath.Join(out, n))
-	}
-	if revisits < 4 {
-		t.Errorf("%d revisits: the inputs do not exercise the rounds", revisits)
-	}
-	checkOutputs(t, runOrder(ins), outsIn(out, runOrder(ins)))
 
 	sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(mapped, "\n"), "\n"))
 	_, facts, _ := step(t, list.Bytes(), "map", "-q")
@@ -531,7 +516,6 @@ func TestRoundSteps(t *testing.T) {
 		{"other settings", sorted, []string{"--round", "exact", "--tau-same", "0.9"}, exitUsage, "other settings"},
 		{"facts of the one-task reduce", sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n")), []string{"--round", "exact"}, exitFailure, "map --rounds"},
 		{"round lines to the one-task reduce", sorted, nil, exitFailure, "reduce --round"},
-		{"annotations", sorted, []string{"--round", "exact", "--near", "annotate"}, exitUsage, "annotate"},
 		{"a report", sorted, []string{"--round", "exact", "--report", filepath.Join(t.TempDir(), "r.jsonl")}, exitUsage, "--report"},
 		{"a report that exists", sorted, []string{"--round", "resolve", "--report", report}, exitUsage, "already exists"},
 		{"not base64", "Eabc 0\t!!\n", []string{"--round", "exact"}, exitFailure, "line 1"},
@@ -545,10 +529,56 @@ func TestRoundSteps(t *testing.T) {
 	}
 }
 
+// roundStepsAsOneRun runs map --rounds, the rounds and apply with flags
+// over ins (list: the map's input lines) and checks that they write the
+// records, and the report (written to report) the pairs, one run with flags
+// writes; it returns the map's output.
+func roundStepsAsOneRun(t *testing.T, ins []string, list []byte, report string, flags []string) string {
+	t.Helper()
+	code, mapped, stderr := step(t, list, append([]string{"map", "-q", "--rounds"}, flags...)...)
+	if code != exitOK {
+		t.Fatalf("map --rounds: exit %d\n%s", code, stderr)
+	}
+	decisions := runRounds(t, mapped, report, flags...)
+	if !strings.Contains(decisions, "\tD") {
+		t.Fatal("the rounds made no decision")
+	}
+	// The report names the duplicates and clusters the one-task reduce's
+	// report names (its revisits and annotations: the rounds report no
+	// containment or page kept on weak evidence that is not annotated).
+	_, facts0, _ := step(t, list, append([]string{"map", "-q"}, flags...)...)
+	oneReport := filepath.Join(t.TempDir(), "one.jsonl")
+	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts0, "\n"), "\n"))), append([]string{"reduce", "-q", "--report", oneReport}, flags...)...); code != exitOK {
+		t.Fatalf("reduce --report: exit %d\n%s", code, stderr)
+	}
+	if a, b := reportPairs(t, oneReport), reportPairs(t, report); a != b || !strings.Contains(a, "cluster") {
+		t.Errorf("the rounds' report:\n%s\nthe one-task reduce's:\n%s", b, a)
+	}
+	out, one := filepath.Join(t.TempDir(), "out"), t.TempDir()
+	if code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n"))), append([]string{"apply", "-q", out + "/"}, flags...)...); code != exitOK {
+		t.Fatalf("apply: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := runCLI(t, append(append(append([]string{"-q"}, flags...), ins...), one+"/")...); code != exitOK {
+		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
+	}
+	changed := 0
+	for _, n := range names(t, one) {
+		changed += sameRecords(t, filepath.Join(one, n), filepath.Join(out, n))
+	}
+	if changed < 4 {
+		t.Errorf("%d revisits and annotations: the inputs do not exercise the rounds", changed)
+	}
+	if len(flags) == 0 {
+		checkOutputs(t, runOrder(ins), outsIn(out, runOrder(ins)))
+	}
+	return mapped
+}
+
 // sameRecords checks that file b holds the records of file a, header and
 // block, but for the similarity a near revisit records: the rounds take a
 // page's site frame out as it was when the page was judged, one machine as
-// it is when the later page is (docs/scale.md). It returns the revisits.
+// it is when the later page is (docs/scale.md), and an annotation too. It
+// returns the revisits and annotations.
 func sameRecords(t *testing.T, a, b string) int {
 	t.Helper()
 	ra, err := readRecords(a)
@@ -562,32 +592,43 @@ func sameRecords(t *testing.T, a, b string) int {
 	if len(ra) != len(rb) {
 		t.Fatalf("%s: %d records, one run %d", filepath.Base(b), len(rb), len(ra))
 	}
+	// An annotation's block records the similarity too, and its digest
+	// the block.
+	annotation := func(r oracleRecord) bool {
+		return r.h.Get("WARC-Type") == "metadata" && r.h.Get("WARC-Refers-To") != ""
+	}
 	head := func(r oracleRecord) string {
 		var sb strings.Builder
 		for _, f := range r.h.Fields {
-			if f.Name != "WARC-Dedup-Similarity" {
+			if f.Name != "WARC-Dedup-Similarity" && !(annotation(r) && f.Name == "WARC-Block-Digest") {
 				fmt.Fprintf(&sb, "%s: %s\n", f.Name, f.Value)
 			}
 		}
 		return sb.String()
+	}
+	block := func(r oracleRecord) []byte {
+		if !annotation(r) {
+			return r.block
+		}
+		return regexp.MustCompile(`(?m)^similarity: [0-9.]+\r$`).ReplaceAll(r.block, []byte("similarity: -\r"))
 	}
 	revisits := 0
 	for i := range ra {
 		if ra[i].h == nil || rb[i].h == nil {
 			continue
 		}
-		if ha, hb := head(ra[i]), head(rb[i]); ha != hb || !bytes.Equal(ra[i].block, rb[i].block) {
-			t.Errorf("%s, record %d: the rounds wrote\n%s\none run\n%s", filepath.Base(b), i, hb, ha)
+		if ha, hb := head(ra[i]), head(rb[i]); ha != hb || !bytes.Equal(block(ra[i]), block(rb[i])) {
+			t.Errorf("%s, record %d: the rounds wrote\n%s%.400s\none run\n%s%.400s", filepath.Base(b), i, hb, block(rb[i]), ha, block(ra[i]))
 		}
-		if ra[i].h.Get("WARC-Type") == "revisit" {
+		if ra[i].h.Get("WARC-Type") == "revisit" || annotation(ra[i]) {
 			revisits++
 		}
 	}
 	return revisits
 }
 
-// reportPairs lists a report's revisits (record, kept record, method,
-// file) and clusters (kept record, members), sorted.
+// reportPairs lists a report's revisits and annotations (record, kept
+// record, method, file) and clusters (kept record, members), sorted.
 func reportPairs(t *testing.T, path string) string {
 	t.Helper()
 	var lines []string
@@ -600,12 +641,12 @@ func reportPairs(t *testing.T, path string) string {
 			t.Fatalf("%s: %v", path, err)
 		}
 		switch {
-		case d.Kind == "duplicate" && d.Action == "revisit":
+		case (d.Kind == "duplicate" || d.Kind == "containment") && (d.Action == "revisit" || d.Action == "annotate"):
 			method := d.Method
 			if method != "exact" {
 				method = "near"
 			}
-			lines = append(lines, fmt.Sprintf("duplicate %s -> %s (%s, %s)", d.RecordID, d.KeptID, method, filepath.Base(d.File)))
+			lines = append(lines, fmt.Sprintf("%s %s %s -> %s (%s, %s)", d.Kind, d.Action, d.RecordID, d.KeptID, method, filepath.Base(d.File)))
 		case d.Kind == "cluster":
 			slices.Sort(d.Members)
 			lines = append(lines, fmt.Sprintf("cluster %s: %v", d.KeptID, d.Members))
