@@ -24,8 +24,12 @@ type Options struct {
 	// it the first damage stops indexing with a *warcio.ParseError, after the
 	// lines of the records before it are written, as pywb does.
 	Lenient bool
-	// TempDir is where the WARC reader may spool; "" for the system default.
+	// TempDir is where the WARC reader may spool, and Index's Sorter write
+	// its runs; "" for the system default.
 	TempDir string
+	// SortBudget is the bytes of lines Index holds before it writes them
+	// to a run in TempDir (0: DefaultSortBudget).
+	SortBudget int
 }
 
 // Index writes the CDXJ index of the WARC or ARC file read from r (plain or
@@ -33,34 +37,42 @@ type Options struct {
 // record, sorted as LC_ALL=C sort sorts them. filename is written in every
 // line's "filename" field as it is given (pywb gives the base name).
 //
-// Memory grows with the number of lines, which must be held to be sorted, and
-// not with the size of records: blocks are read in a bounded buffer.
+// Memory is bounded: blocks are read in a bounded buffer, and the lines are
+// sorted by a Sorter, which spills them to Options.TempDir past its budget.
 func Index(r io.Reader, filename string, w io.Writer) error {
 	return IndexWith(r, filename, w, Options{})
 }
 
 // IndexWith is Index with options.
 func IndexWith(r io.Reader, filename string, w io.Writer, opt Options) error {
-	lines, err := Lines(r, filename, opt)
-	if werr := writeLines(w, lines); werr != nil && err == nil {
+	s := NewSorter(opt.TempDir, opt.SortBudget)
+	defer s.Close()
+	err := Each(r, filename, opt, s.Add)
+	if _, werr := s.WriteTo(w); werr != nil && err == nil {
 		err = werr
 	}
 	return err
 }
 
-func writeLines(w io.Writer, lines []string) error {
-	bw := bufio.NewWriter(w)
-	for _, l := range lines {
-		bw.WriteString(l)
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
 // Lines returns the sorted CDXJ lines of the file read from r, without their
 // newlines. On an error it returns the lines of the records read before it.
+// It holds every line: Each with a Sorter bounds the memory.
 func Lines(r io.Reader, filename string, opt Options) ([]string, error) {
-	ix := &indexer{filename: filename, buf: make([]byte, warcio.MaxHTTPHead)}
+	var lines []string
+	err := Each(r, filename, opt, func(l string) error {
+		lines = append(lines, l)
+		return nil
+	})
+	sort.Strings(lines)
+	return lines, err
+}
+
+// Each hands the CDXJ line of each indexed record of the file read from r to
+// emit, without its newline, in the order of the records (not sorted). On an
+// error it stops, after the lines of the records before it; an error emit
+// returns stops it too, and is returned.
+func Each(r io.Reader, filename string, opt Options, emit func(line string) error) error {
+	ix := &indexer{filename: filename, buf: make([]byte, warcio.MaxHTTPHead), emit: emit}
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
 	plain := !bytes.Equal(magic, []byte{0x1f, 0x8b})
@@ -68,7 +80,7 @@ func Lines(r io.Reader, filename string, opt Options) ([]string, error) {
 	rd.Lenient = opt.Lenient
 	rd.TempDir = opt.TempDir
 	var err error
-	for {
+	for ix.err == nil {
 		var rec *warcio.Record
 		rec, err = rd.Next()
 		if err != nil {
@@ -93,12 +105,17 @@ func Lines(r io.Reader, filename string, opt Options) ([]string, error) {
 		}
 		ix.join(e)
 	}
+	if ix.err != nil {
+		return ix.err
+	}
 	if err == io.EOF {
 		err = nil
 	}
 	ix.join(nil)
-	sort.Strings(ix.lines)
-	return ix.lines, err
+	if ix.err != nil && err == nil {
+		err = ix.err
+	}
+	return err
 }
 
 // entry is one record as pywb's DefaultRecordParser sees it.
@@ -120,7 +137,8 @@ type indexer struct {
 	filename string
 	buf      []byte
 	prev     *entry
-	lines    []string
+	emit     func(string) error
+	err      error // the first error emit returned
 }
 
 // maxRequestBody bounds the bytes of a request body read to make the query of
@@ -471,7 +489,9 @@ func (ix *indexer) write(e *entry) {
 	field("requestBody", e.requestBody)
 	field("filename", ix.filename)
 	b = append(b, '}')
-	ix.lines = append(ix.lines, string(b))
+	if ix.err == nil {
+		ix.err = ix.emit(string(b))
+	}
 }
 
 // appendJSONString writes s as Python's json.dumps does (ensure_ascii): every

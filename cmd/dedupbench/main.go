@@ -7,6 +7,7 @@
 //	dedupbench run -bench DIR [-warcdedup BIN] [-out DIR] [-- warcdedup flags...]
 //	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]]
 //	dedupbench wcxb  [-corpus DIR] [-out DIR]
+//	dedupbench records [-n N] [-out FILE]
 //
 // See internal/bench/README.md.
 package main
@@ -32,6 +33,7 @@ Usage:
   dedupbench compare -bench DIR [flags]       compare the papers' methods across thresholds (Markdown, SVG);
                                               -anchor adds datatrove/FineWeb's MinHash pipeline
   dedupbench wcxb [-corpus DIR] [-out DIR]    write the corpus's wcxb pages as a labelled WARC (for compare -wcxb)
+  dedupbench records [-n N] [-out FILE]       write a WARC of N small image responses (per-record memory and speed)
 
 Run "dedupbench gen -h" or "dedupbench score -h" for the flags.
 `
@@ -56,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(args[1:], stdout, stderr)
 	case "wcxb":
 		return genWCXB(args[1:], stdout, stderr)
+	case "records":
+		return records(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/warcdedup/warcdedup/internal/bench"
 	"github.com/warcdedup/warcdedup/internal/testshared"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 func TestUsage(t *testing.T) {
@@ -28,6 +30,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"compare", "-bench", "x", "-wcxb-routed", "y"}, 2},
 		{[]string{"compare", "-bench", "/nonexistent"}, 1},
 		{[]string{"wcxb", "extra"}, 2},
+		{[]string{"records", "-n", "0"}, 2},
+		{[]string{"records", "extra"}, 2},
 		{[]string{"wcxb", "-corpus", "/nonexistent", "-out", "/nonexistent/out"}, 1},
 	}
 	for _, tt := range tests {
@@ -210,5 +214,48 @@ func TestWCXB(t *testing.T) {
 	docs, err := bench.LoadDocs(dir, ls, bench.MainTextConfig())
 	if err != nil || len(docs) != len(ls) {
 		t.Fatalf("%d docs: %v", len(docs), err)
+	}
+}
+
+// TestRecords: dedupbench records writes n responses that read back with
+// valid block digests, each with a payload of its own.
+func TestRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.warc.gz")
+	var out, errb bytes.Buffer
+	if code := run([]string{"records", "-n", "300", "-out", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := warcio.NewReader(f, path)
+	r.VerifyDigests = true
+	digests := map[string]bool{}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Err != nil || rec.Type() != "response" {
+			t.Fatalf("record at %d: type %q, %v", rec.Offset, rec.Type(), rec.Err)
+		}
+		digests[rec.Header.Get("WARC-Payload-Digest")] = true
+	}
+	if len(digests) != 300 {
+		t.Errorf("%d distinct payloads, want 300", len(digests))
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("the file's mode: %v, %v", fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -90,6 +91,33 @@ func TestCDXJOutput(t *testing.T) {
 	}
 	outs, _ := filepath.Glob(filepath.Join(odir, "*.warc.gz"))
 	compareWarcioJS(t, node, cli, idx, outs...)
+}
+
+// TestCDXJSortedInRuns: --cdxj over several outputs, its lines sorted in
+// runs written to --tmp (a budget of a few lines), writes the bytes it
+// writes with every line held, and leaves no run in --tmp.
+func TestCDXJSortedInRuns(t *testing.T) {
+	ins := stageFiles(t)
+	var idx [2][]byte
+	for i, budget := range []int{0, 600} {
+		dir, tmp := t.TempDir(), t.TempDir()
+		path := filepath.Join(dir, "all.cdxj")
+		defer func(b int) { cdxjSortBudget = b }(cdxjSortBudget)
+		cdxjSortBudget = budget
+		if code, msg := runCLI(t, append(append([]string{"-q", "--tmp", tmp, "--cdxj", path}, ins...), filepath.Join(dir, "out")+"/")...); code != exitOK {
+			t.Fatalf("budget %d: exit %d: %s", budget, code, msg)
+		}
+		var err error
+		if idx[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "warcdedup-cdxj-*")); len(left) > 0 {
+			t.Errorf("budget %d: runs left in --tmp: %v", budget, left)
+		}
+	}
+	if n := bytes.Count(idx[0], []byte("\n")); n < 10 || !bytes.Equal(idx[0], idx[1]) {
+		t.Errorf("%d lines; sorted in runs the index differs:\n%s\nheld:\n%s", n, idx[1], idx[0])
+	}
 }
 
 // compareWarcioJS compares the --cdxj file idx with warcio.js's cdx-index of

@@ -138,7 +138,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := config{opts: dedup.DefaultOptions()}
 	checkOptions := decisionFlags(fl, &cfg.opts)
 	fl.StringVar(&cfg.compress, "compress", "auto", "gzip the output: auto (by the output name; yes for standard output), yes or no")
-	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for temporary files: very large records, the kept records' references (default: the system's)")
+	fl.StringVar(&cfg.opts.TempDir, "tmp", "", "directory for temporary files: very large records, the kept records' references, the --cdxj lines being sorted (default: the system's)")
 	fl.IntVar(&cfg.opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all); the output is the same for any number")
 	fl.StringVar(&cfg.report, "report", "", "write a JSON lines report of duplicates and clusters to this file")
 	fl.BoolVar(&cfg.quiet, "q", false, "print errors only: no warnings, no summary")
@@ -355,7 +355,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = exitDamaged
 	}
 	if cdxjOut != nil {
-		if err := writeCDXJ(cdxjOut, reg, stdout, written, func(m string) { log.Warn(m) }); err != nil {
+		if err := writeCDXJ(cdxjOut, reg, stdout, written, cfg.opts.TempDir, func(m string) { log.Warn(m) }); err != nil {
 			log.Error("writing the CDXJ index", "err", err)
 			if code != exitInternal {
 				code = exitFailure
