@@ -34,8 +34,8 @@
 //     the key is made from, and the "method" and "requestBody" fields.
 //
 // Lines are sorted bytewise, as LC_ALL=C sort sorts them, in bounded memory
-// (Sorter: sorted runs in a temporary directory, merged), as sort(1) sorts a
-// file larger than its buffer.
+// (internal/linesort: sorted runs in a temporary directory, merged), as
+// sort(1) sorts a file larger than its buffer.
 //
 // The package is checked line for line against warcio.js's cdx-index (see
 // compare_test.go), which follows the same conventions with a few known

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/warcdedup/warcdedup/internal/linesort"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -28,7 +29,7 @@ type Options struct {
 	// its runs; "" for the system default.
 	TempDir string
 	// SortBudget is the bytes of lines Index holds before it writes them
-	// to a run in TempDir (0: DefaultSortBudget).
+	// to a run in TempDir (0: the default, 32 MB).
 	SortBudget int
 }
 
@@ -38,14 +39,14 @@ type Options struct {
 // line's "filename" field as it is given (pywb gives the base name).
 //
 // Memory is bounded: blocks are read in a bounded buffer, and the lines are
-// sorted by a Sorter, which spills them to Options.TempDir past its budget.
+// sorted in runs in Options.TempDir past a budget (internal/linesort).
 func Index(r io.Reader, filename string, w io.Writer) error {
 	return IndexWith(r, filename, w, Options{})
 }
 
 // IndexWith is Index with options.
 func IndexWith(r io.Reader, filename string, w io.Writer, opt Options) error {
-	s := NewSorter(opt.TempDir, opt.SortBudget)
+	s := linesort.New(opt.TempDir, opt.SortBudget)
 	defer s.Close()
 	err := Each(r, filename, opt, s.Add)
 	if _, werr := s.WriteTo(w); werr != nil && err == nil {
@@ -56,7 +57,7 @@ func IndexWith(r io.Reader, filename string, w io.Writer, opt Options) error {
 
 // Lines returns the sorted CDXJ lines of the file read from r, without their
 // newlines. On an error it returns the lines of the records read before it.
-// It holds every line: Each with a Sorter bounds the memory.
+// It holds every line; Index bounds the memory.
 func Lines(r io.Reader, filename string, opt Options) ([]string, error) {
 	var lines []string
 	err := Each(r, filename, opt, func(l string) error {

@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/warcdedup/warcdedup/cdxj"
+	"github.com/warcdedup/warcdedup/internal/linesort"
 )
 
 // cdxjSortBudget is the bytes of index lines held before they are sorted
-// into a run in the temporary directory (cdxj.Sorter); 0 is the package's
+// into a run in the temporary directory (linesort); 0 is the package's
 // default. Tests make it small.
 var cdxjSortBudget = 0
 
@@ -22,7 +23,7 @@ var cdxjSortBudget = 0
 // ("" for the system's temporary directory): a run over an archive's
 // thousands of files has a line for each of their records.
 func writeCDXJ(o *output, reg *registry, stdout io.Writer, outputs []*output, tmp string, warn func(string)) error {
-	s := cdxj.NewSorter(tmp, cdxjSortBudget)
+	s := linesort.New(tmp, cdxjSortBudget)
 	defer s.Close()
 	for _, out := range outputs {
 		if out.kind != outFile {

@@ -111,7 +111,7 @@ func TestCDXJSortedInRuns(t *testing.T) {
 		if idx[i], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}
-		if left, _ := filepath.Glob(filepath.Join(tmp, "warcdedup-cdxj-*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(tmp, "warcdedup-sort-*")); len(left) > 0 {
 			t.Errorf("budget %d: runs left in --tmp: %v", budget, left)
 		}
 	}
