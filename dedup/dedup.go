@@ -167,7 +167,7 @@ type undo struct {
 
 // New returns a Deduper.
 func New(opts Options) *Deduper {
-	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report), ids: newIDSet()}
+	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report, opts.TempDir), ids: newIDSet()}
 }
 
 // Withdraw withdraws the last Run, which succeeded, for when its output could

@@ -1,11 +1,16 @@
 package dedup
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
-	"sort"
+	"os"
+	"strings"
 
+	"github.com/warcdedup/warcdedup/internal/linesort"
 	"github.com/warcdedup/warcdedup/sitekey"
 )
 
@@ -55,29 +60,41 @@ type Cluster struct {
 }
 
 // report writes the JSON lines report, if one was asked for. The lines of a
-// Run are held (pending) until the next Run starts or the Deduper is closed,
-// so that a Run that is withdrawn leaves none; the clusters take only the
-// duplicates of Runs that were not withdrawn. Held lines take memory until
-// then: about 500 bytes a duplicate found in the file.
+// Run are held until the next Run starts or the Deduper is closed, so that a
+// Run that is withdrawn leaves none; the clusters take only the duplicates
+// of Runs that were not withdrawn. Neither is held in memory, since both
+// grow with the duplicates of the input: a Run's lines wait in a temporary
+// file (spool), and the clusters are made when the run ends from one line a
+// duplicate, sorted in bounded memory (internal/linesort). Memory then
+// holds one cluster's members at a time, the largest cluster's at most.
 type report struct {
-	w        io.Writer
-	enc      *json.Encoder // encodes into pending
-	pending  bytes.Buffer
-	adds     []clusterAdd // the pending lines' cluster members
-	clusters map[string]*Cluster
-	order    []string
-	err      error // sticky: the report is incomplete after a write error
+	w   io.Writer
+	dir string // for the temporary files ("": the system's)
+	// spool holds the lines of the Run not yet committed, in the order
+	// found: a report line after 'D', a duplicate for the clusters after
+	// 'A'. It is removed from the directory as soon as it is made.
+	spool *os.File
+	sw    *bufio.Writer
+	held  bool // the spool holds lines
+	line  bytes.Buffer
+	enc   *json.Encoder // encodes into line
+	// members has a line for each committed duplicate: its kept record, its
+	// place in the order found (seq), and the record (memberLine).
+	members *linesort.Sorter
+	seq     uint64
+	err     error // sticky: the report is incomplete after a write error
 }
 
-// clusterAdd is a duplicate waiting to join its kept record's cluster.
-type clusterAdd struct{ keptID, keptURI, keptDate, member string }
+// reportSortBudget is the bytes of cluster lines held before they are
+// sorted into a run (0: linesort's default). Tests make it small.
+var reportSortBudget = 0
 
-func newReport(w io.Writer) *report {
+func newReport(w io.Writer, dir string) *report {
 	if w == nil {
 		return nil
 	}
-	r := &report{w: w, clusters: map[string]*Cluster{}}
-	r.enc = newEncoder(&r.pending)
+	r := &report{w: w, dir: dir}
+	r.enc = newEncoder(&r.line)
 	return r
 }
 
@@ -87,13 +104,41 @@ func newEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
+// hold spools one line: kind, then b (which ends in a newline).
+func (r *report) hold(kind byte, b []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.spool == nil {
+		f, err := os.CreateTemp(r.dir, "warcdedup-report-*.tmp")
+		if err != nil {
+			r.err = fmt.Errorf("dedup: the report's temporary file: %w", err)
+			return r.err
+		}
+		os.Remove(f.Name())
+		r.spool, r.sw = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	r.sw.WriteByte(kind)
+	if _, err := r.sw.Write(b); err != nil {
+		r.err = fmt.Errorf("dedup: the report's temporary file: %w", err)
+		return r.err
+	}
+	r.held = true
+	return nil
+}
+
 func (r *report) duplicate(d Duplicate) error {
 	if r == nil {
 		return nil
 	}
 	d.Kind = "duplicate"
-	r.adds = append(r.adds, clusterAdd{keptID: d.KeptID, keptURI: d.KeptURI, keptDate: d.KeptDate, member: d.RecordID})
-	return r.enc.Encode(d)
+	if err := r.encode(d); err != nil {
+		return err
+	}
+	// The cluster's line for the record, its place in the order found
+	// given when it is committed.
+	m := escapeField(d.KeptID) + "\t" + escapeField(d.KeptURI) + "\t" + escapeField(d.KeptDate) + "\t" + escapeField(d.RecordID) + "\n"
+	return r.hold('A', []byte(m))
 }
 
 // containment writes the line of a containment pair; it joins no cluster, since
@@ -103,10 +148,20 @@ func (r *report) containment(d Duplicate) error {
 		return nil
 	}
 	d.Kind = "containment"
-	return r.enc.Encode(d)
+	return r.encode(d)
 }
 
-// commit writes the pending lines and adds their duplicates to the clusters.
+// encode spools v's JSON line.
+func (r *report) encode(v any) error {
+	r.line.Reset()
+	if err := r.enc.Encode(v); err != nil {
+		return err
+	}
+	return r.hold('D', r.line.Bytes())
+}
+
+// commit writes the spooled lines and adds their duplicates to the
+// clusters.
 func (r *report) commit() error {
 	if r == nil {
 		return nil
@@ -114,56 +169,181 @@ func (r *report) commit() error {
 	if r.err != nil {
 		return r.err
 	}
-	for _, a := range r.adds {
-		c := r.clusters[a.keptID]
-		if c == nil {
-			c = &Cluster{Kind: "cluster", KeptID: a.keptID, KeptURI: a.keptURI, KeptDate: a.keptDate, Size: 1}
-			r.clusters[a.keptID] = c
-			r.order = append(r.order, a.keptID)
+	if !r.held {
+		return nil
+	}
+	if r.members == nil {
+		r.members = linesort.New(r.dir, reportSortBudget)
+	}
+	err := r.sw.Flush()
+	if err == nil {
+		_, err = r.spool.Seek(0, io.SeekStart)
+	}
+	br := bufio.NewReaderSize(r.spool, 64<<10)
+	for err == nil {
+		var l []byte
+		if l, err = br.ReadSlice('\n'); err == bufio.ErrBufferFull {
+			// A line longer than the buffer: read it whole.
+			var rest string
+			rest, err = br.ReadString('\n')
+			l = append(append([]byte(nil), l...), rest...)
 		}
-		c.Size++
-		c.Members = append(c.Members, a.member)
+		if err != nil {
+			break
+		}
+		switch l[0] {
+		case 'D':
+			_, err = r.w.Write(l[1:])
+		case 'A':
+			// Kept record first, then the order found: a cluster's lines
+			// are together once sorted, its members in their order.
+			k, rest, _ := bytes.Cut(l[1:len(l)-1], []byte("\t"))
+			err = r.members.Add(fmt.Sprintf("%s\t%016x\t%s", k, r.seq, rest))
+			r.seq++
+		default:
+			err = errors.New("dedup: the report's temporary file is damaged")
+		}
 	}
-	r.adds = r.adds[:0]
-	if _, err := r.pending.WriteTo(r.w); err != nil {
+	if err == io.EOF {
+		err = nil
+	}
+	if err == nil {
+		err = r.clear()
+	}
+	if err != nil {
 		r.err = err
-		return err
 	}
-	return nil
+	return err
 }
 
-// withdraw drops the pending lines.
+// clear empties the spool.
+func (r *report) clear() error {
+	r.held = false
+	if r.spool == nil {
+		return nil
+	}
+	r.sw.Reset(r.spool)
+	if err := r.spool.Truncate(0); err != nil {
+		return err
+	}
+	_, err := r.spool.Seek(0, io.SeekStart)
+	return err
+}
+
+// withdraw drops the spooled lines.
 func (r *report) withdraw() {
 	if r == nil {
 		return
 	}
-	r.pending.Reset()
-	r.adds = r.adds[:0]
+	if err := r.clear(); err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
-// close writes the pending lines, then the clusters, largest first (ties in
-// the order they were found).
+// close writes the spooled lines, then the clusters, largest first (ties in
+// the order they were found), and removes the temporary files.
 func (r *report) close() error {
 	if r == nil {
 		return nil
 	}
-	if err := r.commit(); err != nil {
-		return err
+	err := r.commit()
+	if err == nil && r.members != nil {
+		err = r.writeClusters()
 	}
-	cs := make([]*Cluster, len(r.order))
-	for i, id := range r.order {
-		cs[i] = r.clusters[id]
+	if r.members != nil {
+		r.members.Close()
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Size > cs[j].Size })
-	enc := newEncoder(r.w)
-	for _, c := range cs {
+	if r.spool != nil {
+		r.spool.Close()
+		r.spool = nil
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return err
+}
+
+// writeClusters makes a cluster of each kept record's lines in members and
+// writes them, sorted by size and order found in bounded memory too.
+func (r *report) writeClusters() error {
+	bySize := linesort.New(r.dir, reportSortBudget)
+	defer bySize.Close()
+	var c *Cluster
+	var first uint64
+	var buf bytes.Buffer
+	enc := newEncoder(&buf)
+	flush := func() error {
+		if c == nil {
+			return nil
+		}
+		buf.Reset()
 		if err := enc.Encode(c); err != nil {
-			r.err = err
 			return err
 		}
+		// The largest first, then the first found: the complement of the
+		// size sorts up.
+		return bySize.Add(fmt.Sprintf("%016x\t%016x\t%s", ^uint64(c.Size), first, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
 	}
-	return nil
+	var key string
+	err := r.members.Each(func(l string) error {
+		f := strings.SplitN(l, "\t", 5)
+		if len(f) != 5 {
+			return errors.New("dedup: a damaged cluster line")
+		}
+		if c == nil || f[0] != key {
+			if err := flush(); err != nil {
+				return err
+			}
+			key = f[0]
+			c = &Cluster{Kind: "cluster", KeptID: unescapeField(f[0]), KeptURI: unescapeField(f[2]), KeptDate: unescapeField(f[3]), Size: 1}
+			if _, err := fmt.Sscanf(f[1], "%x", &first); err != nil {
+				return errors.New("dedup: a damaged cluster line")
+			}
+		}
+		c.Size++
+		c.Members = append(c.Members, unescapeField(f[4]))
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(r.w, 64<<10)
+	err = bySize.Each(func(l string) error {
+		_, rest, _ := strings.Cut(l, "\t")
+		_, js, _ := strings.Cut(rest, "\t")
+		w.WriteString(js)
+		return w.WriteByte('\n')
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	return err
 }
+
+// escapeField writes s with no tab or line break, for a line of fields
+// separated by tabs: a backslash, tab, line feed or carriage return as
+// its backslash escape.
+func escapeField(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	return fieldEscaper.Replace(s)
+}
+
+func unescapeField(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	return fieldUnescaper.Replace(s)
+}
+
+var (
+	fieldEscaper   = strings.NewReplacer("\\", "\\\\", "\t", "\\t", "\n", "\\n", "\r", "\\r")
+	fieldUnescaper = strings.NewReplacer("\\\\", "\\", "\\t", "\t", "\\n", "\n", "\\r", "\r")
+)
 
 // relation says whether two URIs are of the same site, by Henzinger's site key.
 func relation(a, b string) string {

@@ -445,7 +445,7 @@ func (r *Rounds) kept(k string, f *Fact, page *near.Page, emit func(Line) error)
 // duplicates it decides and, when it ends, of their clusters, as a run's
 // report (Options.Report) does; containments and pages kept on weak
 // evidence are in it only when they are annotated (--near=annotate).
-func (r *Rounds) SetReport(w io.Writer) { r.report = newReport(w) }
+func (r *Rounds) SetReport(w io.Writer) { r.report = newReport(w, r.opts.TempDir) }
 
 // Inputs are the paths of the run's files, in capture order, as the
 // resolve round read them (NameLine).
