@@ -15,7 +15,9 @@
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
 # WARCDEDUP_FLAGS, flags given to every step (the same for all three);
 # WARCDEDUP_INDEX, an index directory to deduplicate against and add to;
-# TMPDIR, where the lines between the steps go.
+# WARCDEDUP_CDXJ, a file for the CDXJ index of the outputs (each apply task
+# indexes what it writes; the tasks' indexes are merged), as --cdxj writes
+# it; TMPDIR, where the lines between the steps go.
 set -euo pipefail
 
 tasks=3
@@ -113,12 +115,20 @@ mkdir -p "$out"
 pids=()
 for f in "$work"/apply-*; do
 	[[ -e $f ]] || continue
-	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "$out" &
+	cdxj=()
+	[[ -n ${WARCDEDUP_CDXJ:-} ]] && cdxj=(--cdxj "$work/cdxj-${f##*-}")
+	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "${cdxj[@]}" "$out" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do
 	wait "$p"
 done
+
+# The tasks' indexes, each sorted, merged into one.
+if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
+	LC_ALL=C sort -m "$work"/cdxj-* >"$work/cdxj"
+	mv "$work/cdxj" "$WARCDEDUP_CDXJ"
+fi
 
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then

@@ -15,7 +15,9 @@
 #
 # Environment: WARCDEDUP, the binary (default: warcdedup on PATH);
 # WARCDEDUP_FLAGS, flags given to every step; WARCDEDUP_INDEX, an index
-# directory to deduplicate against and add to; WORKDIR, where the lines
+# directory to deduplicate against and add to; WARCDEDUP_CDXJ, a file for
+# the CDXJ index of the outputs (each apply task indexes what it writes,
+# the indexes merged at the end), as --cdxj writes it; WORKDIR, where the lines
 # between the steps go (default: a new directory under TMPDIR); SBATCH_ARGS,
 # more sbatch options (a partition, an account).
 set -euo pipefail
@@ -110,7 +112,9 @@ else
 		--dependency=afterok:"$map" --kill-on-invalid-dep=yes -o "$work/reduce.log" "$work/reduce.sh")
 	decisions=$(q "$work/decisions")
 fi
-job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $(q "$out/")" \
+cdxj=""
+[[ -n ${WARCDEDUP_CDXJ:-} ]] && cdxj="--cdxj $(q "$work")/cdxj-\$SLURM_ARRAY_TASK_ID"
+job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $cdxj $(q "$out/")" \
 	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
 sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
 	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
@@ -133,6 +137,11 @@ if ((${#missing[@]} > 0)); then
 		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX: warcdedup index discard $WARCDEDUP_INDEX removes it (or commit it once the outputs are written)" >&2
 	fi
 	exit 1
+fi
+# The apply tasks' indexes, each sorted, merged into one.
+if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
+	LC_ALL=C sort -m "$work"/cdxj-* >"$work/cdxj"
+	mv "$work/cdxj" "$WARCDEDUP_CDXJ"
 fi
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warcdedup/warcdedup/cdxj"
 	"github.com/warcdedup/warcdedup/dedup"
 	"github.com/warcdedup/warcdedup/index"
+	"github.com/warcdedup/warcdedup/internal/linesort"
 )
 
 // The steps of a cluster job speak the contract of Hadoop Streaming, Spark's
@@ -511,6 +513,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")
 	force := fl.Bool("force", false, "overwrite outputs that exist")
+	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the files this task writes (pywb's, sorted) to this file; the tasks' indexes merge with LC_ALL=C sort -m")
 	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, applyUsage)
 	if code >= 0 {
@@ -539,6 +542,21 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	}
 	reg := newRegistry()
 	defer onSignal(reg, log)()
+	// --cdxj: a task's index of what it wrote, its lines sorted in bounded
+	// memory as the files are written, the file made once all are.
+	var idx *output
+	var lines *linesort.Sorter
+	if *cdxjPath != "" {
+		if idx, err = classify(*cdxjPath); err != nil {
+			return usageError(stderr, "--cdxj: "+err.Error())
+		}
+		if err := prepare([]*output{idx}, *force, reg); err != nil {
+			return usageError(stderr, "--cdxj: "+err.Error())
+		}
+		defer idx.unlock(reg)
+		lines = linesort.New(opts.TempDir, cdxjSortBudget)
+		defer lines.Close()
+	}
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var (
@@ -563,7 +581,11 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			}
 		}
 		clear(repeats)
-		err := applyFile(opts, name, filepath.Join(outDir, filepath.Base(name)), *compressFlag, *force, records, decs, reg, stdout)
+		out := filepath.Join(outDir, filepath.Base(name))
+		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout)
+		if err == nil && lines != nil {
+			err = indexOutput(out, opts.TempDir, lines)
+		}
 		done++
 		file, name, records, decs = "", "", -1, decs[:0]
 		return err
@@ -614,10 +636,37 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if err := apply(); err != nil {
 		return fail("%v", err)
 	}
+	if lines != nil {
+		w, err := idx.create(reg, stdout, 0o644)
+		if err != nil {
+			return fail("--cdxj: %v", err)
+		}
+		if _, err := lines.WriteTo(w); err != nil {
+			w.abort()
+			return fail("--cdxj: %v", err)
+		}
+		if err := w.finish(); err != nil {
+			return fail("--cdxj: %v", err)
+		}
+	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "warcdedup apply: %d files written to %s in %.1f s\n", done, outDir, time.Since(start).Seconds())
 	}
 	return exitOK
+}
+
+// indexOutput adds the CDXJ lines of the output file path, named by its
+// base name as --cdxj names it, to lines.
+func indexOutput(path, tmp string, lines *linesort.Sorter) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--cdxj: %w", err)
+	}
+	defer f.Close()
+	if err := cdxj.Each(f, filepath.Base(path), cdxj.Options{TempDir: tmp}, lines.Add); err != nil {
+		return fmt.Errorf("--cdxj: indexing %s: %w", path, err)
+	}
+	return nil
 }
 
 // applyFile writes the file in to out as its decisions say: to a temporary

@@ -87,12 +87,14 @@ func TestMapReduceLocal(t *testing.T) {
 				// The partitioned rounds.
 				script, flags = append(script, "-r"), strings.TrimSpace(rest)
 			}
-			args := append(append(strings.Fields(flags), "-q"), append(ins, one+"/")...)
+			idxDir := t.TempDir()
+			oneIdx, mrIdx := filepath.Join(idxDir, "one.cdxj"), filepath.Join(idxDir, "mr.cdxj")
+			args := append(append(strings.Fields(flags), "-q", "--cdxj", oneIdx), append(ins, one+"/")...)
 			if code, stderr := runCLI(t, args...); code != exitOK {
 				t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
 			}
 			cmd := exec.Command("bash", append(script, append(ins, mr+"/")...)...)
-			cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_FLAGS="+flags)
+			cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_FLAGS="+flags, "WARCDEDUP_CDXJ="+mrIdx)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("mapreduce-local.sh: %v\n%s", err, out)
 			}
@@ -128,6 +130,16 @@ func TestMapReduceLocal(t *testing.T) {
 			if flags == "" {
 				checkOutputs(t, runOrder(ins), outsIn(mr, runOrder(ins)))
 			}
+			// The apply tasks' CDXJ indexes, merged, are the run's --cdxj:
+			// byte for byte, or, where the rounds record other similarities
+			// (and so other record lengths), capture for capture.
+			a, b := mustRead(t, oneIdx), mustRead(t, mrIdx)
+			if len(script) > 3 {
+				a, b = regexp.MustCompile(`(?m) \{.*$`).ReplaceAll(a, nil), regexp.MustCompile(`(?m) \{.*$`).ReplaceAll(b, nil)
+			}
+			if n := bytes.Count(a, []byte("\n")); n < 10 || !bytes.Equal(a, b) {
+				t.Errorf("the steps' CDXJ index:\n%s\none run's (%d lines):\n%s", b, n, a)
+			}
 		})
 	}
 }
@@ -161,11 +173,13 @@ func TestMapReduceSlurm(t *testing.T) {
 	bin := buildBinary(t)
 	ins := stageFiles(t)
 	one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	if code, stderr := runCLI(t, append(append([]string{"-q"}, ins...), one+"/")...); code != exitOK {
+	idxDir := t.TempDir()
+	oneIdx, mrIdx := filepath.Join(idxDir, "one.cdxj"), filepath.Join(idxDir, "mr.cdxj")
+	if code, stderr := runCLI(t, append(append([]string{"-q", "--cdxj", oneIdx}, ins...), one+"/")...); code != exitOK {
 		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
 	}
 	cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", "2"}, append(ins, mr+"/")...)...)
-	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WARCDEDUP_CDXJ="+mrIdx)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mapreduce-slurm.sh: %v\n%s", err, out)
 	}
@@ -179,6 +193,9 @@ func TestMapReduceSlurm(t *testing.T) {
 		}
 	}
 	checkOutputs(t, runOrder(ins), outsIn(mr, runOrder(ins)))
+	if a, b := mustRead(t, oneIdx), mustRead(t, mrIdx); !bytes.Equal(a, b) || len(a) == 0 {
+		t.Errorf("the apply tasks' merged CDXJ index:\n%s\none run's:\n%s", b, a)
+	}
 
 	// The partitioned rounds, each a job array: the records one run
 	// writes, but for the similarities near revisits record.
@@ -289,11 +306,8 @@ func step(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr 
 // applied to a file other than the one mapped, an output that exists.
 func TestStepErrors(t *testing.T) {
 	ins := stageFiles(t)
-	var list bytes.Buffer
-	for i, in := range ins {
-		fmt.Fprintf(&list, "%d\t%s\n", i, in)
-	}
-	code, facts, stderr := step(t, list.Bytes(), "map", "-q")
+	list := mapList(ins)
+	code, facts, stderr := step(t, list, "map", "-q")
 	if code != exitOK {
 		t.Fatalf("map: exit %d\n%s", code, stderr)
 	}
@@ -365,9 +379,8 @@ func sortLines(lines []string) string {
 func TestStagedIndexRefused(t *testing.T) {
 	ins := stageFiles(t)
 	idx := t.TempDir()
-	var list bytes.Buffer
-	fmt.Fprintf(&list, "0\t%s\n", ins[3])
-	_, facts, _ := step(t, list.Bytes(), "map", "-q")
+	list := mapList(ins[3:4])
+	_, facts, _ := step(t, list, "map", "-q")
 	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitOK {
 		t.Fatalf("reduce --index: exit %d\n%s", code, stderr)
 	}
@@ -383,10 +396,10 @@ func TestStagedIndexRefused(t *testing.T) {
 		t.Errorf("a second job: exit %d, %q", code, stderr)
 	}
 	// A job of the partitioned rounds stops at its map step.
-	if code, _, stderr := step(t, list.Bytes(), "map", "-q", "--rounds", "--index", idx); code != exitFailure || !strings.Contains(stderr, "staged") {
+	if code, _, stderr := step(t, list, "map", "-q", "--rounds", "--index", idx); code != exitFailure || !strings.Contains(stderr, "staged") {
 		t.Errorf("map --rounds --index: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := step(t, list.Bytes(), "map", "-q", "--index", idx); code != exitUsage || !strings.Contains(stderr, "--rounds") {
+	if code, _, stderr := step(t, list, "map", "-q", "--index", idx); code != exitUsage || !strings.Contains(stderr, "--rounds") {
 		t.Errorf("map --index without --rounds: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := step(t, nil, "index", "commit", idx); code != exitOK {
@@ -480,10 +493,7 @@ func runRounds(t *testing.T, mapped, report string, flags ...string) string {
 // steps refuse lines they are not made for.
 func TestRoundSteps(t *testing.T) {
 	ins := stageFiles(t)
-	var list bytes.Buffer
-	for i, in := range ins {
-		fmt.Fprintf(&list, "%d\t%s\n", i, in)
-	}
+	list := mapList(ins)
 	var mapped string
 	report := filepath.Join(t.TempDir(), "rounds.jsonl")
 	for _, flags := range [][]string{nil, {"--near", "annotate", "--min-size", "512"}} {
@@ -492,7 +502,7 @@ func TestRoundSteps(t *testing.T) {
 			if flags == nil {
 				r = report
 			}
-			m := roundStepsAsOneRun(t, ins, list.Bytes(), r, flags)
+			m := roundStepsAsOneRun(t, ins, list, r, flags)
 			if flags == nil {
 				mapped = m
 			}
@@ -503,7 +513,7 @@ func TestRoundSteps(t *testing.T) {
 	}
 
 	sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(mapped, "\n"), "\n"))
-	_, facts, _ := step(t, list.Bytes(), "map", "-q")
+	_, facts, _ := step(t, list, "map", "-q")
 	for _, tc := range []struct {
 		name  string
 		in    string
@@ -654,4 +664,44 @@ func reportPairs(t *testing.T, path string) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestApplyCDXJ: apply --cdxj writes the index of the files it wrote, as
+// --cdxj of a run over the same files; an index file that exists is not
+// overwritten without --force, and nothing is written then.
+func TestApplyCDXJ(t *testing.T) {
+	ins := stageFiles(t)
+	list := mapList(ins)
+	_, facts, _ := step(t, list, "map", "-q")
+	_, decisions, _ := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))), "reduce", "-q")
+	sorted := []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n")))
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.cdxj")
+	if code, stderr := runCLI(t, append(append([]string{"-q", "--cdxj", one}, ins...), filepath.Join(dir, "one")+"/")...); code != exitOK {
+		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
+	}
+	idx := filepath.Join(dir, "apply.cdxj")
+	if code, _, stderr := step(t, sorted, "apply", "-q", "--cdxj", idx, filepath.Join(dir, "out")+"/"); code != exitOK {
+		t.Fatalf("apply --cdxj: exit %d\n%s", code, stderr)
+	}
+	if a, b := mustRead(t, one), mustRead(t, idx); !bytes.Equal(a, b) || len(a) == 0 {
+		t.Errorf("apply --cdxj wrote\n%s\nthe run's --cdxj\n%s", b, a)
+	}
+	out2 := filepath.Join(dir, "out2")
+	if code, _, stderr := step(t, sorted, "apply", "-q", "--cdxj", idx, out2+"/"); code != exitUsage || !strings.Contains(stderr, "exists") {
+		t.Errorf("apply --cdxj onto an existing file: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Errorf("apply wrote %s although its --cdxj file exists", out2)
+	}
+}
+
+// mapList is the list a map step reads: a line for each input, its
+// position and its path.
+func mapList(ins []string) []byte {
+	var b bytes.Buffer
+	for i, in := range ins {
+		fmt.Fprintf(&b, "%d\t%s\n", i, in)
+	}
+	return b.Bytes()
 }
