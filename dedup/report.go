@@ -64,26 +64,33 @@ type Cluster struct {
 // Run that is withdrawn leaves none; the clusters take only the duplicates
 // of Runs that were not withdrawn. Neither is held in memory, since both
 // grow with the duplicates of the input: a Run's lines wait in a temporary
-// file (spool), and the clusters are made when the run ends from one line a
+// file past the first MiB, and the clusters are made when the run ends from one line a
 // duplicate, sorted in bounded memory (internal/linesort). Memory then
 // holds one cluster's members at a time, the largest cluster's at most.
 type report struct {
 	w   io.Writer
 	dir string // for the temporary files ("": the system's)
-	// spool holds the lines of the Run not yet committed, in the order
-	// found: a report line after 'D', a duplicate for the clusters after
-	// 'A'. It is removed from the directory as soon as it is made.
-	spool *os.File
-	sw    *bufio.Writer
-	held  bool // the spool holds lines
-	line  bytes.Buffer
-	enc   *json.Encoder // encodes into line
+	// The lines of the Run not yet committed, in the order found: a report
+	// line after 'D', a duplicate for the clusters after 'A'. They are held
+	// in mem up to spoolAt bytes, and then in spool, a temporary file
+	// removed from the directory as soon as it is made.
+	mem     bytes.Buffer
+	spool   *os.File
+	spooled bool // spool holds lines
+	line    bytes.Buffer
+	enc     *json.Encoder // encodes into line
 	// members has a line for each committed duplicate: its kept record, its
-	// place in the order found (seq), and the record (memberLine).
+	// place in the order found (seq), its kept record's URI and date, and
+	// the record.
 	members *linesort.Sorter
 	seq     uint64
 	err     error // sticky: the report is incomplete after a write error
 }
+
+// spoolAt is how many bytes of a Run's lines are held in memory before
+// they go to the temporary file: a file's first thousands of duplicates.
+// Tests make it small.
+var spoolAt = 1 << 20
 
 // reportSortBudget is the bytes of cluster lines held before they are
 // sorted into a run (0: linesort's default). Tests make it small.
@@ -104,10 +111,15 @@ func newEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-// hold spools one line: kind, then b (which ends in a newline).
+// hold keeps one line of the Run: kind, then b (which ends in a newline).
 func (r *report) hold(kind byte, b []byte) error {
 	if r.err != nil {
 		return r.err
+	}
+	r.mem.WriteByte(kind)
+	r.mem.Write(b)
+	if r.mem.Len() < spoolAt {
+		return nil
 	}
 	if r.spool == nil {
 		f, err := os.CreateTemp(r.dir, "warcdedup-report-*.tmp")
@@ -116,14 +128,13 @@ func (r *report) hold(kind byte, b []byte) error {
 			return r.err
 		}
 		os.Remove(f.Name())
-		r.spool, r.sw = f, bufio.NewWriterSize(f, 64<<10)
+		r.spool = f
 	}
-	r.sw.WriteByte(kind)
-	if _, err := r.sw.Write(b); err != nil {
+	if _, err := r.mem.WriteTo(r.spool); err != nil {
 		r.err = fmt.Errorf("dedup: the report's temporary file: %w", err)
 		return r.err
 	}
-	r.held = true
+	r.spooled = true
 	return nil
 }
 
@@ -160,7 +171,7 @@ func (r *report) encode(v any) error {
 	return r.hold('D', r.line.Bytes())
 }
 
-// commit writes the spooled lines and adds their duplicates to the
+// commit writes the Run's lines and adds their duplicates to the
 // clusters.
 func (r *report) commit() error {
 	if r == nil {
@@ -169,27 +180,46 @@ func (r *report) commit() error {
 	if r.err != nil {
 		return r.err
 	}
-	if !r.held {
+	if !r.spooled && r.mem.Len() == 0 {
 		return nil
 	}
 	if r.members == nil {
 		r.members = linesort.New(r.dir, reportSortBudget)
 	}
-	err := r.sw.Flush()
-	if err == nil {
-		_, err = r.spool.Seek(0, io.SeekStart)
+	var err error
+	if r.spooled {
+		if _, err = r.spool.Seek(0, io.SeekStart); err == nil {
+			err = r.take(bufio.NewReaderSize(r.spool, 64<<10))
+		}
 	}
-	br := bufio.NewReaderSize(r.spool, 64<<10)
-	for err == nil {
-		var l []byte
-		if l, err = br.ReadSlice('\n'); err == bufio.ErrBufferFull {
+	if err == nil {
+		err = r.take(bufio.NewReader(&r.mem))
+	}
+	if err == nil {
+		err = r.clear()
+	}
+	if err != nil {
+		r.err = err
+	}
+	return err
+}
+
+// take writes the report lines read from br and adds the duplicates to
+// the clusters.
+func (r *report) take(br *bufio.Reader) error {
+	for {
+		l, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
 			// A line longer than the buffer: read it whole.
 			var rest string
 			rest, err = br.ReadString('\n')
 			l = append(append([]byte(nil), l...), rest...)
 		}
+		if err == io.EOF && len(l) == 0 {
+			return nil
+		}
 		if err != nil {
-			break
+			return err
 		}
 		switch l[0] {
 		case 'D':
@@ -203,26 +233,19 @@ func (r *report) commit() error {
 		default:
 			err = errors.New("dedup: the report's temporary file is damaged")
 		}
+		if err != nil {
+			return err
+		}
 	}
-	if err == io.EOF {
-		err = nil
-	}
-	if err == nil {
-		err = r.clear()
-	}
-	if err != nil {
-		r.err = err
-	}
-	return err
 }
 
-// clear empties the spool.
+// clear drops the Run's lines.
 func (r *report) clear() error {
-	r.held = false
-	if r.spool == nil {
+	r.mem.Reset()
+	if !r.spooled {
 		return nil
 	}
-	r.sw.Reset(r.spool)
+	r.spooled = false
 	if err := r.spool.Truncate(0); err != nil {
 		return err
 	}

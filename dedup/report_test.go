@@ -11,7 +11,9 @@ import (
 
 // TestReportClustersInRuns: the report's clusters, made from one line a
 // duplicate sorted in runs (a budget of a few lines, so that runs are
-// merged in levels), are those made with every line held: the same bytes,
+// merged in levels), and a file's lines held in the temporary file, give
+// what they give held in memory: the same bytes, no line of a withdrawn
+// Run,
 // largest first, ties in the order found, members in their order; a kept
 // record ID with a tab and a backslash comes back as it was.
 func TestReportClustersInRuns(t *testing.T) {
@@ -29,21 +31,32 @@ func TestReportClustersInRuns(t *testing.T) {
 				uri: fmt.Sprintf("http://mirror%d.example/%d", c, i), ctype: "image/png", body: body})
 		}
 	}
-	run := func(budget int) string {
-		defer func(b int) { reportSortBudget = b }(reportSortBudget)
-		reportSortBudget = budget
+	// A third file, withdrawn after its Run: copies of the first file's
+	// payloads that must leave no line.
+	var withdrawn []response
+	for i, r := range files[0][:10] {
+		withdrawn = append(withdrawn, response{id: fmt.Sprintf("<urn:uuid:00000000-0000-4000-a000-%012d>", i),
+			uri: "http://withdrawn.example/" + r.uri[len("http://"):], ctype: r.ctype, body: r.body})
+	}
+	run := func(budget, spool int) string {
+		defer func(b, s int) { reportSortBudget, spoolAt = b, s }(reportSortBudget, spoolAt)
+		reportSortBudget, spoolAt = budget, spool
 		opts := DefaultOptions()
 		opts.MinSize = 16
 		opts.TempDir = t.TempDir()
 		res := runSteps(t, opts, []runStep{
 			{name: "a.warc", in: bytes.NewReader(responsesWARC(t, false, files[0]...))},
 			{name: "b.warc", in: bytes.NewReader(responsesWARC(t, false, files[1]...))},
+			{name: "c.warc", in: bytes.NewReader(responsesWARC(t, false, withdrawn...)), withdraw: true},
 		})
 		return res.rep
 	}
-	held, runs := run(0), run(300)
+	held, runs := run(0, 1<<20), run(300, 100)
 	if held != runs {
-		t.Fatalf("clusters sorted in runs differ from those held:\n%s\nheld:\n%s", runs, held)
+		t.Fatalf("clusters sorted in runs, lines in the temporary file, differ from those held:\n%s\nheld:\n%s", runs, held)
+	}
+	if strings.Contains(held, "withdrawn.example") {
+		t.Errorf("a withdrawn Run's duplicates are in the report:\n%s", held)
 	}
 	// Each duplicate in its kept record's cluster, in the order found; the
 	// clusters largest first, ties in the order their first duplicate was
