@@ -246,15 +246,11 @@ func roundPairs(t *testing.T, facts []keyedFact, decided []Line) (map[pairKey]bo
 // file, as warcdedup map writes it.
 func recordKeyOf(file string, off int64) string { return RecordKey(file, off) }
 
-// TestRoundsChains: the rounds resolve what one machine decides in order.
-// A story kept on one site (a), copied to a second site (b1: replaced
-// across sites), re-published there (b2: replaced by b1 within its site, so
-// it points at a, as one machine, which never kept b1, finds), an exact
-// copy of b1 on a third site (a near revisit of a, b1 being no kept copy),
-// an exact copy of a (an exact revisit of it), a page of its own, and a
-// copy of b1 on a fourth site, closer to b1 than to a but replaced by a, b1
-// being no kept copy.
-func TestRoundsChains(t *testing.T) {
+// chainFacts maps the pages of TestRoundsChains with opts (given the
+// MinSize and TempDir the pages need): a story kept on one site, copies of
+// it on others, exact copies, a page of its own.
+func chainFacts(t *testing.T, opts *Options) []keyedFact {
+	t.Helper()
 	warc := responsesWARC(t, false,
 		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
 		response{id: "<urn:uuid:b1>", uri: "http://b.example/s", body: story(21, 12, 1)},
@@ -264,11 +260,10 @@ func TestRoundsChains(t *testing.T) {
 		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
 		response{id: "<urn:uuid:e>", uri: "http://e.example/r", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Reprinted.</p></article>", 1)},
 	)
-	opts := DefaultOptions()
 	opts.MinSize = 64
 	opts.TempDir = t.TempDir()
 	var facts []keyedFact
-	m := New(opts)
+	m := New(*opts)
 	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
 		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
 		return nil
@@ -277,6 +272,20 @@ func TestRoundsChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return facts
+}
+
+// TestRoundsChains: the rounds resolve what one machine decides in order.
+// A story kept on one site (a), copied to a second site (b1: replaced
+// across sites), re-published there (b2: replaced by b1 within its site, so
+// it points at a, as one machine, which never kept b1, finds), an exact
+// copy of b1 on a third site (a near revisit of a, b1 being no kept copy),
+// an exact copy of a (an exact revisit of it), a page of its own, and a
+// copy of b1 on a fourth site, closer to b1 than to a but replaced by a, b1
+// being no kept copy.
+func TestRoundsChains(t *testing.T) {
+	opts := DefaultOptions()
+	facts := chainFacts(t, &opts)
 	one, _ := onePairs(t, opts, facts)
 	decided, _ := runRounds(t, opts, facts)
 	got, decs := roundPairs(t, facts, decided)
@@ -309,29 +318,9 @@ func TestRoundsChains(t *testing.T) {
 // with; c, an exact copy of b1, an exact revisit of b1, which is kept; e,
 // closer to b1, annotated with a. No page is replaced by a near revisit.
 func TestRoundsAnnotate(t *testing.T) {
-	warc := responsesWARC(t, false,
-		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
-		response{id: "<urn:uuid:b1>", uri: "http://b.example/s", body: story(21, 12, 1)},
-		response{id: "<urn:uuid:b2>", uri: "http://b.example/t", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Updated at noon.</p></article>", 1)},
-		response{id: "<urn:uuid:c>", uri: "http://c.example/copy", body: story(21, 12, 1)},
-		response{id: "<urn:uuid:d>", uri: "http://d.example/x", body: story(22, 12, 0)},
-		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
-		response{id: "<urn:uuid:e>", uri: "http://e.example/r", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Reprinted.</p></article>", 1)},
-	)
 	opts := DefaultOptions()
-	opts.MinSize = 64
 	opts.Near = NearAnnotate
-	opts.TempDir = t.TempDir()
-	var facts []keyedFact
-	m := New(opts)
-	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
-		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
-		return nil
-	})
-	m.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	facts := chainFacts(t, &opts)
 	one, oneDecs := onePairs(t, opts, facts)
 	decided, _ := runRounds(t, opts, facts)
 	got, decs := roundPairs(t, facts, decided)
