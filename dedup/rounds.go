@@ -511,6 +511,12 @@ func (r *Rounds) settle(emit func(Line) error) error {
 	}
 	if keep != nil && r.Keep != nil && (dec == nil || dec.act == actPass) {
 		keep.File = r.names[fileOf(evs[0].subject)]
+		if dec != nil && dec.m.Contain == near.NotContained {
+			// Annotated as a near duplicate of another site's page: kept,
+			// but, as one machine keeps it, no page a later crawl's pages
+			// are compared with.
+			keep.Page = nil
+		}
 		if err := r.Keep(keep); err != nil {
 			return err
 		}

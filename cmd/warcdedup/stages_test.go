@@ -241,26 +241,30 @@ func TestMapReduceIndex(t *testing.T) {
 	}
 	ins := stageFiles(t)
 	jobs := [][]string{{ins[3], ins[1]}, {ins[2]}} // day1 and day2, then day3
-	for _, mode := range []string{"one-task", "rounds"} {
+	for _, mode := range []string{"one-task", "rounds", "rounds-annotate"} {
 		t.Run(mode, func(t *testing.T) {
 			oneIdx, mrIdx := t.TempDir(), t.TempDir()
 			script := []string{"../../scripts/mapreduce-local.sh"}
-			if mode == "rounds" {
+			var flags []string
+			if mode != "one-task" {
 				script = append(script, "-r")
+			}
+			if mode == "rounds-annotate" {
+				flags = []string{"--near", "annotate", "--min-size", "512"}
 			}
 			var mrOuts []string
 			for i, job := range jobs {
 				one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
-				if code, stderr := runCLI(t, append(append([]string{"-q", "--index", oneIdx}, job...), one+"/")...); code != exitOK {
+				if code, stderr := runCLI(t, append(append(append([]string{"-q", "--index", oneIdx}, flags...), job...), one+"/")...); code != exitOK {
 					t.Fatalf("warcdedup --index, job %d: exit %d\n%s", i+1, code, stderr)
 				}
 				cmd := exec.Command("bash", append(script, append(job, mr+"/")...)...)
-				cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_INDEX="+mrIdx)
+				cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_INDEX="+mrIdx, "WARCDEDUP_FLAGS="+strings.Join(flags, " "))
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("mapreduce-local.sh, job %d: %v\n%s", i+1, err, out)
 				}
 				for _, n := range names(t, one) {
-					if mode == "rounds" {
+					if mode != "one-task" {
 						sameRecords(t, filepath.Join(one, n), filepath.Join(mr, n))
 					} else if !bytes.Equal(mustRead(t, filepath.Join(one, n)), mustRead(t, filepath.Join(mr, n))) {
 						t.Errorf("job %d, %s: the steps wrote other bytes than warcdedup --index", i+1, n)
@@ -269,15 +273,19 @@ func TestMapReduceIndex(t *testing.T) {
 				mrOuts = append(mrOuts, outsIn(mr, job)...)
 			}
 			_, into := revisits(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+			if mode == "rounds-annotate" {
+				into = annotationsInto(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+			}
 			if into == 0 {
-				t.Error("no revisit of the second job points into the first job's outputs")
+				t.Error("no revisit or annotation of the second job points into the first job's outputs")
 			}
 			var a, b bytes.Buffer
 			run([]string{"index", oneIdx}, nil, &a, io.Discard)
 			run([]string{"index", mrIdx}, nil, &b, io.Discard)
-			count := func(s string) string { return strings.SplitN(strings.SplitN(s, "\n", 3)[1], ",", 3)[1] }
-			if count(a.String()) != count(b.String()) {
-				t.Errorf("the runs' index holds%s, the jobs'%s", count(a.String()), count(b.String()))
+			// "N kept records, M near-duplicate pages".
+			count := func(s string) string { return regexp.MustCompile(`\d+ kept records, \d+ near-duplicate pages`).FindString(s) }
+			if c := count(a.String()); c == "" || c != count(b.String()) {
+				t.Errorf("the runs' index holds %q, the jobs' %q", c, count(b.String()))
 			}
 		})
 	}
@@ -704,4 +712,44 @@ func mapList(ins []string) []byte {
 		fmt.Fprintf(&b, "%d\t%s\n", i, in)
 	}
 	return b.Bytes()
+}
+
+// annotationsInto counts the annotations in dir's outputs (metadata records
+// of --near=annotate) that name a record of earlier's outputs as the kept
+// page.
+func annotationsInto(t *testing.T, dir, earlier string) int {
+	t.Helper()
+	ids := map[string]bool{}
+	fs, _ := filepath.Glob(filepath.Join(earlier, "*.warc*"))
+	for _, f := range fs {
+		rs, err := readRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.h != nil {
+				ids[r.h.Get("WARC-Record-ID")] = true
+			}
+		}
+	}
+	into := 0
+	fs, _ = filepath.Glob(filepath.Join(dir, "*.warc*"))
+	for _, f := range fs {
+		rs, err := readRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.h == nil || r.h.Get("WARC-Type") != "metadata" || r.h.Get("WARC-Refers-To") == "" {
+				continue
+			}
+			// The block's first line: "near-duplicate-of: ID" or a
+			// containment's.
+			first, _, _ := strings.Cut(string(r.block), "\r\n")
+			if _, id, ok := strings.Cut(first, ": "); ok && ids[id] {
+				into++
+			}
+		}
+	}
+	return into
 }
