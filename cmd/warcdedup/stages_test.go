@@ -283,7 +283,9 @@ func TestMapReduceIndex(t *testing.T) {
 			run([]string{"index", oneIdx}, nil, &a, io.Discard)
 			run([]string{"index", mrIdx}, nil, &b, io.Discard)
 			// "N kept records, M near-duplicate pages".
-			count := func(s string) string { return regexp.MustCompile(`\d+ kept records, \d+ near-duplicate pages`).FindString(s) }
+			count := func(s string) string {
+				return regexp.MustCompile(`\d+ kept records, \d+ near-duplicate pages`).FindString(s)
+			}
 			if c := count(a.String()); c == "" || c != count(b.String()) {
 				t.Errorf("the runs' index holds %q, the jobs' %q", c, count(b.String()))
 			}
