@@ -64,9 +64,10 @@ type Cluster struct {
 // Run that is withdrawn leaves none; the clusters take only the duplicates
 // of Runs that were not withdrawn. Neither is held in memory, since both
 // grow with the duplicates of the input: a Run's lines wait in a temporary
-// file past the first MiB, and the clusters are made when the run ends from one line a
-// duplicate, sorted in bounded memory (internal/linesort). Memory then
-// holds one cluster's members at a time, the largest cluster's at most.
+// file past their first MiB, and the clusters are made when the run ends
+// from one line a duplicate, sorted in bounded memory (internal/linesort).
+// Memory then holds one cluster's members at a time, the largest
+// cluster's at most.
 type report struct {
 	w   io.Writer
 	dir string // for the temporary files ("": the system's)
