@@ -584,7 +584,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		out := filepath.Join(outDir, filepath.Base(name))
 		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout)
 		if err == nil && lines != nil {
-			err = indexOutput(out, opts.TempDir, lines)
+			err = indexOutput(out, opts.TempDir, lines, func(m string) { log.Warn(m) })
 		}
 		done++
 		file, name, records, decs = "", "", -1, decs[:0]
@@ -656,8 +656,17 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 }
 
 // indexOutput adds the CDXJ lines of the output file path, named by its
-// base name as --cdxj names it, to lines.
-func indexOutput(path, tmp string, lines *linesort.Sorter) error {
+// base name as --cdxj names it, to lines. An output that is no regular file
+// (a FIFO) cannot be read back, and is left out with a warning, as a run's
+// --cdxj leaves it out.
+func indexOutput(path, tmp string, lines *linesort.Sorter, warn func(string)) error {
+	// Stat before opening: opening a FIFO for reading waits for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return fmt.Errorf("--cdxj: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		warn(fmt.Sprintf("--cdxj: %s is not a file and is not indexed", path))
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("--cdxj: %w", err)

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/warcdedup/warcdedup/dedup"
@@ -754,4 +755,42 @@ func annotationsInto(t *testing.T, dir, earlier string) int {
 		}
 	}
 	return into
+}
+
+// TestApplyCDXJFIFO: an apply output that is a FIFO is written through and
+// left out of --cdxj with a warning, as a run's --cdxj leaves it out; the
+// index holds the other files.
+func TestApplyCDXJFIFO(t *testing.T) {
+	ins := stageFiles(t)
+	_, facts, _ := step(t, mapList(ins), "map", "-q")
+	_, decisions, _ := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))), "reduce", "-q")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(out, filepath.Base(ins[0]))
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan int64)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			done <- -1
+			return
+		}
+		n, _ := io.Copy(io.Discard, f)
+		f.Close()
+		done <- n
+	}()
+	idx := filepath.Join(dir, "apply.cdxj")
+	code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n"))), "apply", "--cdxj", idx, out+"/")
+	if n := <-done; code != exitOK || n <= 0 {
+		t.Fatalf("apply with a FIFO output: exit %d, %d bytes through it\n%s", code, n, stderr)
+	}
+	b := mustRead(t, idx)
+	if !strings.Contains(stderr, "is not a file and is not indexed") || bytes.Contains(b, []byte(filepath.Base(ins[0]))) || !bytes.Contains(b, []byte(filepath.Base(ins[1]))) {
+		t.Errorf("stderr %q; index:\n%s", stderr, b)
+	}
 }
