@@ -74,7 +74,7 @@ class Campaign:
         self.rng = random.Random(args.seed)
         self.kills = args.kills
         self.fig = dict(files=0, records=0, runs=0, checked_by_warccheck=0, checked_by_bytes=0,
-                        expected_errors=0, failures=0, left_behind=0, kills=0, skipped=[])
+                        expected_errors=0, failures=0, left_behind=0, kills=0, killed_after_rename=0, skipped=[])
         self.problems = []
         self.clean = []  # inputs a strict run writes with exit 0
 
@@ -253,8 +253,12 @@ class Campaign:
             _, err = proc.communicate()
             what = 'kill %d (%s)' % (k, signal.Signals(sig).name)
             if os.path.exists(out):
+                # The output is renamed into place once complete and synced; a
+                # signal in the few milliseconds between the rename and the exit
+                # finds it there (measured: 5-6 ms of a 1.8 s run). It must then
+                # hold every record, as after a clean exit.
                 if proc.returncode != 0:
-                    self.fail('%s: exit %d and an output' % (what, proc.returncode))
+                    self.fig['killed_after_rename'] += 1
                 self.check_output(what, [big], [out])
                 os.remove(out)
             if sig != signal.SIGKILL:
