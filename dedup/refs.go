@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 )
 
 // ref is what a revisit needs to know of the record it points at.
@@ -233,14 +235,18 @@ type tempLog struct {
 // there is none.
 func (l *tempLog) append(pattern string, b []byte) error {
 	if l.f == nil {
-		f, err := os.CreateTemp(l.dir, pattern)
+		// No name (O_TMPFILE) where the system allows, else one removed at
+		// once: a killed run leaves nothing in the temporary directory.
+		f, err := tempfile.Unnamed(l.dir, pattern)
 		if err != nil {
-			return err
+			if f, err = os.CreateTemp(l.dir, pattern); err != nil {
+				return err
+			}
+			if os.Remove(f.Name()) != nil {
+				l.name = f.Name()
+			}
 		}
 		l.f, l.w = f, bufio.NewWriterSize(f, 64<<10)
-		if os.Remove(f.Name()) != nil {
-			l.name = f.Name()
-		}
 	}
 	if _, err := l.w.Write(b); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/warcdedup/warcdedup/internal/linesort"
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 	"github.com/warcdedup/warcdedup/sitekey"
 )
 
@@ -73,8 +74,8 @@ type report struct {
 	dir string // for the temporary files ("": the system's)
 	// The lines of the Run not yet committed, in the order found: a report
 	// line after 'D', a duplicate for the clusters after 'A'. They are held
-	// in mem up to spoolAt bytes, and then in spool, a temporary file
-	// removed from the directory as soon as it is made.
+	// in mem up to spoolAt bytes, and then in spool, a temporary file with
+	// no name in the directory (internal/tempfile).
 	mem     bytes.Buffer
 	spool   *os.File
 	spooled bool // spool holds lines
@@ -123,12 +124,11 @@ func (r *report) hold(kind byte, b []byte) error {
 		return nil
 	}
 	if r.spool == nil {
-		f, err := os.CreateTemp(r.dir, "warcdedup-report-*.tmp")
+		f, err := tempfile.Open(r.dir, "warcdedup-report-*.tmp")
 		if err != nil {
 			r.err = fmt.Errorf("dedup: the report's temporary file: %w", err)
 			return r.err
 		}
-		os.Remove(f.Name())
 		r.spool = f
 	}
 	if _, err := r.mem.WriteTo(r.spool); err != nil {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 )
 
 // DefaultSpoolMemory is how many bytes of one record a [Spool] keeps in memory
@@ -30,8 +32,9 @@ type Spool struct {
 }
 
 // NewSpool returns an empty spool keeping up to limit bytes in memory and the rest
-// in a temporary file in dir ("" for the system default), named warcdedup-spool-*
-// and unlinked as soon as it is created.
+// in a temporary file in dir ("" for the system default) that has no name
+// (internal/tempfile), or is named warcdedup-spool-* and unlinked as soon as it
+// is created.
 func NewSpool(limit int, dir string) *Spool {
 	s := &Spool{limit: limit, dir: dir}
 	if b, ok := memPool.Get().(*[]byte); ok {
@@ -82,17 +85,20 @@ func (s *Spool) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "warcdedup-spool-*")
+		// A file with no name (O_TMPFILE) or, where there are none, one
+		// unlinked at once: it lives only as long as its descriptor, and a
+		// run that is killed leaves nothing in the temporary directory.
+		f, err := unnamedTemp(s.dir, "warcdedup-spool-*")
 		if err != nil {
-			s.err = err
-			return 0, err
+			if f, err = os.CreateTemp(s.dir, "warcdedup-spool-*"); err != nil {
+				s.err = err
+				return 0, err
+			}
+			if removeTemp(f.Name()) != nil {
+				s.name = f.Name()
+			}
 		}
 		s.f = f
-		// Unlinked at once, the file lives only as long as its descriptor: a
-		// run that is killed leaves nothing in the temporary directory.
-		if removeTemp(f.Name()) != nil {
-			s.name = f.Name()
-		}
 		if _, err := f.Write(s.mem); err != nil {
 			s.err = err
 			return 0, err
@@ -204,3 +210,7 @@ func (s *Spool) Close() error {
 // removeTemp removes a spool's file name; a variable so that tests can make it
 // fail, as it does on systems that cannot remove an open file.
 var removeTemp = os.Remove
+
+// unnamedTemp opens a temporary file with no name; tests replace it to take
+// the named fallback.
+var unnamedTemp = tempfile.Unnamed

@@ -15,6 +15,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 )
 
 // DefaultBudget is the bytes of lines a Sorter holds before it writes
@@ -31,9 +33,9 @@ var maxFanIn = 64
 
 // Sorter sorts lines bytewise in bounded memory, as sort(1) does: it holds
 // lines up to its budget, then sorts them and writes them to a run file;
-// WriteTo or Each merges the runs. Run files are removed from the directory
-// as soon as they are made, and read through their open descriptors, so
-// that no run outlives the process, however it ends.
+// WriteTo or Each merges the runs. Run files have no name in the directory
+// (internal/tempfile) and are read through their open descriptors, so that
+// no run outlives the process, however it ends.
 type Sorter struct {
 	dir    string
 	budget int
@@ -109,14 +111,13 @@ func (s *Sorter) spill() error {
 	return nil
 }
 
-// writeRun writes a run with fill to a new file, removed from the
-// directory at once, and returns it open.
+// writeRun writes a run with fill to a new unnamed file and returns it
+// open.
 func (s *Sorter) writeRun(fill func(*bufio.Writer) error) (*os.File, error) {
-	f, err := os.CreateTemp(s.dir, "warcdedup-sort-*.run")
+	f, err := tempfile.Open(s.dir, "warcdedup-sort-*.run")
 	if err != nil {
 		return nil, fmt.Errorf("linesort: %w", err)
 	}
-	os.Remove(f.Name())
 	w := bufio.NewWriterSize(f, 256<<10)
 	err = fill(w)
 	if err == nil {
