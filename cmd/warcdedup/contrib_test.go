@@ -37,12 +37,11 @@ func recipe(t *testing.T, bin, script string, args ...string) string {
 	return string(out)
 }
 
-// revisits counts the revisit records of the WARC files in dir, and those
-// whose WARC-Refers-To names a record of the files in earlier.
-func revisits(t *testing.T, dir string, earlier ...string) (all, into int) {
+// recordIDs are the WARC-Record-IDs of the WARC files in dirs.
+func recordIDs(t *testing.T, dirs ...string) map[string]bool {
 	t.Helper()
 	ids := map[string]bool{}
-	for _, d := range earlier {
+	for _, d := range dirs {
 		fs, _ := filepath.Glob(filepath.Join(d, "*.warc*"))
 		for _, f := range fs {
 			rs, err := readRecords(f)
@@ -56,6 +55,14 @@ func revisits(t *testing.T, dir string, earlier ...string) (all, into int) {
 			}
 		}
 	}
+	return ids
+}
+
+// revisits counts the revisit records of the WARC files in dir, and those
+// whose WARC-Refers-To names a record of the files in earlier.
+func revisits(t *testing.T, dir string, earlier ...string) (all, into int) {
+	t.Helper()
+	ids := recordIDs(t, earlier...)
 	fs, _ := filepath.Glob(filepath.Join(dir, "*.warc*"))
 	if len(fs) == 0 {
 		t.Fatalf("no output in %s", dir)

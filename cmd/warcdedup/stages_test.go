@@ -722,21 +722,9 @@ func mapList(ins []string) []byte {
 // page.
 func annotationsInto(t *testing.T, dir, earlier string) int {
 	t.Helper()
-	ids := map[string]bool{}
-	fs, _ := filepath.Glob(filepath.Join(earlier, "*.warc*"))
-	for _, f := range fs {
-		rs, err := readRecords(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rs {
-			if r.h != nil {
-				ids[r.h.Get("WARC-Record-ID")] = true
-			}
-		}
-	}
+	ids := recordIDs(t, earlier)
 	into := 0
-	fs, _ = filepath.Glob(filepath.Join(dir, "*.warc*"))
+	fs, _ := filepath.Glob(filepath.Join(dir, "*.warc*"))
 	for _, f := range fs {
 		rs, err := readRecords(f)
 		if err != nil {
