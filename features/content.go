@@ -309,6 +309,16 @@ var (
 // app-install help in one, the same text on every forum of the platform;
 // as the only prose jusText found on two threads of two forums, it made
 // them near duplicates at 0.67 (wcxb).
+//
+// So is an element whose role is dialog or alertdialog (WAI-ARIA 1.2): a
+// modal a script opens over the page, as HTML's <dialog> element, which is
+// chrome. Shops keep their guarantees, region pickers and sign-up forms in
+// them, and a blog its newsletter box: as the only prose of a category
+// page, such text is the same on every page of the site.
+func dialogRole(v []byte) bool {
+	v = bytes.TrimSpace(v)
+	return bytes.EqualFold(v, []byte("dialog")) || bytes.EqualFold(v, []byte("alertdialog"))
+}
 
 // containerTag follows containers for the unlikely and story-body regions: a start tag (with
 // its attributes in z) or an end tag.
@@ -346,6 +356,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			}
 		case "role":
 			role = landmark(v)
+			popover = popover || dialogRole(v)
 		case "hidden":
 			out = true
 		case "popover":
@@ -380,6 +391,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		bs.roleMain.start(c, bs.depth[c])
 		bs.roleMain.nest = bs.nest.n
 		bs.sawMain = true
+		bs.unlikely.on = false // see blockTag's "main"
 		e.cut()
 	}
 	if (out || role == regionOut) && !bs.outRole.on {
@@ -459,6 +471,15 @@ func (e *Extractor) blockTag(name []byte, open bool) {
 		e.cut()
 		e.bs.main = max(e.bs.main+d, 0)
 		e.bs.sawMain = true
+		if open {
+			// HTML allows no main element inside an aside, a header, a
+			// footer or a nav (HTML Living Standard, 4.4.14): a container
+			// named as furniture that holds the main region is the
+			// page's layout (MDN's "layout__2-sidebars-inline", Flutter's
+			// documentation), not furniture. Readability would drop it and
+			// retry the page without its furniture rule.
+			e.bs.unlikely.on = false
+		}
 		return
 	case regionOutTag(name):
 		e.cut()

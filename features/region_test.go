@@ -47,6 +47,19 @@ func TestMainRegion(t *testing.T) {
 			`top-right corner of the screen and confirm that you want it.</p></div></i-card><div popover><p>This site is best ` +
 			`viewed with notifications on, which you can turn on in the settings of the browser at any time you like.</p></div></body>`,
 			[]string{"the council said"}, []string{"install this app", "notifications"}, true, 0},
+		{"a dialog role is no content", `<body>` + storyPara + `<div class="modal fade" role="dialog"><div class="modal-body">` +
+			`<p>Examine your purchase in the privacy and convenience of your own home, knowing that it comes with a 30-day ` +
+			`return privilege for a refund of the purchase price of any item you return to us.</p></div></div>` +
+			`<div role="alertdialog"><p>Thank you! Your submission has been received and we will be in touch with you soon.</p></div></body>`,
+			[]string{"the council said"}, []string{"return privilege", "submission"}, true, 0},
+		{"main inside a wrapper named as furniture", `<body><div class="layout__2-sidebars-inline">` +
+			`<main><h1>WebSocket</h1><p>The WebSocket object provides the API for creating and managing a connection to a server.</p>` +
+			`<dl><dt>WebSocket.bufferedAmount</dt><dd>The number of bytes of queued data.</dd><dt>WebSocket.protocol</dt>` +
+			`<dd>The sub-protocol selected by the server.</dd><dt>WebSocket.readyState</dt><dd>The current state of the connection.</dd>` +
+			`<dt>WebSocket.url</dt><dd>The absolute URL of the WebSocket.</dd></dl></main>` +
+			`<aside class="layout__left-sidebar"><p>Guides and references to web technologies, with the pages of the API that you are reading now.</p></aside>` +
+			`</div></body>`,
+			[]string{"queued data", "sub-protocol selected", "absolute url"}, []string{"guides and references"}, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mainTextExtractor(t)
