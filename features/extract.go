@@ -51,6 +51,7 @@ type Extractor struct {
 	// unlikelyText: the main text was found by the retry, in containers
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
+	headlined    bool
 	// lenient is mainText's scratch classification without the furniture
 	// names; proseOutside and mainWords are what Doc reports of it.
 	lenient      []uint8

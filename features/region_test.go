@@ -16,6 +16,11 @@ func TestMainRegion(t *testing.T) {
 		items += `<li><a href="/p">` + it + `</a></li>`
 	}
 	nav := `<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li></ul></nav>`
+	rows := ""
+	for _, it := range []string{"Building fittings", "Cabinet hardware", "Clamps (engineering)", "Cutlery", "Door fittings",
+		"Files and rasps", "Hinges", "Locks and keys", "Nails and spikes", "Screws and bolts", "Tools, hand", "Wire rope"} {
+		rows += `<tr><td><a href="/b">` + it + ` -- Catalogs</a></td><td>12 titles in the collection since 1890</td></tr>`
+	}
 	for _, tc := range []struct {
 		name      string
 		page      string
@@ -60,6 +65,20 @@ func TestMainRegion(t *testing.T) {
 			`<aside class="layout__left-sidebar"><p>Guides and references to web technologies, with the pages of the API that you are reading now.</p></aside>` +
 			`</div></body>`,
 			[]string{"queued data", "sub-protocol selected", "absolute url"}, []string{"guides and references"}, true, 0},
+		{"listing without main, a caption of prose", `<body>` + nav + `<h1>Hardware catalogs</h1>` +
+			`<p>See also what is at your library, or elsewhere in the world.</p><table>` + rows +
+			`</table><div class="sidebar"><p>Our sponsors keep this site online and free for everyone.</p></div></body>`,
+			[]string{"see also what", "cabinet hardware", "door fittings", "files and rasps"},
+			[]string{"home", "sponsors"}, true, 0},
+		{"short story in a story body", `<body>` + nav + `<div class="entry-content"><p>The bridge will close on Monday ` +
+			`for repairs, the council said.</p></div><table>` + rows + `</table></body>`,
+			[]string{"the bridge will close"}, []string{"cabinet hardware"}, true, 0},
+		{"short story after its headline", `<head><title>Bridge to close | Example News</title></head><body>` + nav +
+			`<div><h1>Bridge to close</h1><p>The bridge will close on Monday for repairs, the council said on Friday.</p></div>` +
+			`<table>` + rows + `</table></body>`,
+			[]string{"the bridge will close"}, []string{"cabinet hardware"}, true, 0},
+		{"listing with a story", `<body>` + nav + `<div>` + storyPara + storyPara + `</div><table>` + rows + `</table></body>`,
+			[]string{"the council said"}, []string{"cabinet hardware"}, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mainTextExtractor(t)
