@@ -104,6 +104,13 @@ func TestMainTextBlocks(t *testing.T) {
 		{"a cookie banner is no text: it must not hide a story in a container named like a sidebar (theantijunecleaver.com)",
 			`<body>` + menu + `<div class="container penci_sidebar">` + storyPara + storyPara + storyPara + `</div><div id="cookie-law-info-bar">This website uses cookies to improve your experience. We'll assume you're ok with this, but you can opt-out if you wish. Accept Read More</div></body>`,
 			[]string{"council", "ferry"}, []string{"cookies", "opt-out"}, true},
+		{"a Comments heading ends a short post (schneier.com)", `<body>` + menu + `<div class="entry"><h2>Free online cryptography course</h2>` +
+			`<p>Dan Boneh of Stanford University is offering a free online cryptography course. The course runs for six weeks, and it started last week.</p></div>` +
+			`<h2>Comments</h2><div class="commentbody"><p>Recommended! I just completed this course a few weeks ago, and it is very good: at least as good as the cryptography that I studied for my degree.</p></div>` +
+			`<div class="commentbody"><p>Also recommended. I took the course on its first offering, and family drama kept me from the time to complete it, but I do plan to dig into it again.</p></div></body>`,
+			[]string{"boneh", "six", "weeks"}, []string{"recommended", "degree", "drama"}, true},
+		{"... a Comments link in a byline above the story does not", `<body>` + menu + `<div class="entry"><h2>Ferry timetable changes</h2><p><a href="#c">12 comments</a></p>` + storyPara + `</div></body>`,
+			[]string{"council", "ferry"}, nil, true},
 		{"form controls are not text", `<body>` + storyPara + `<select><option>The first of the options that is a sentence with the words in it</option></select><button>Send this to a friend who is interested in the article</button></body>`,
 			[]string{"council"}, []string{"options", "friend"}, true},
 	}
