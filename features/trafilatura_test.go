@@ -50,11 +50,11 @@ func trafilaturaText(src []byte, pageURL string) (text string, failed bool) {
 // slow, so it runs with the corpus-wide measurements only: go-trafilatura read
 // 8 MB of HTML per CPU-second (our main text 240), 70 CPU-seconds for the corpus.
 //
-// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.860
-// (P 0.897, R 0.873), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
-// ours 0.787, trafilatura 0.784 (WCXB's README: 0.791 on its development
-// split). CPU per page ours 0.65 ms, trafilatura 16.4 ms. Taking, page by
-// page, the better of the two would give wcxb 0.856: no choice between
+// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.873
+// (P 0.898, R 0.893), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
+// ours 0.801, trafilatura 0.784 (WCXB's README: 0.791 on its development
+// split). CPU per page ours 0.67 ms, trafilatura 16.4 ms. Taking, page by
+// page, the better of the two would give wcxb 0.859: no choice between
 // them reaches 0.86 there, and the simple choices (trafilatura where our
 // text is under a tenth or a fifth of its, or of the page's words) gained
 // wcxb 0.005-0.02 and lost dragnet 0.01-0.04.
