@@ -294,6 +294,9 @@ func lshCoverage(t *testing.T, pages []keyedFact, siteKept map[string]bool, cros
 // (spot signatures, word bigrams, AF-SpotSigs features), empty if it has
 // none of that family.
 func lshBags(p *near.Page) []features.Bag {
+	if p.Whole {
+		return nil // compared with its own URL's captures only
+	}
 	return []features.Bag{p.Spots, p.Bigrams, p.AF}
 }
 

@@ -384,8 +384,13 @@ func stripFrame(ix *near.Index, pg *near.Page, on bool) {
 	pg.Spots, pg.Bigrams, pg.AF = strip(pg.Spots), strip(pg.Bigrams), strip(pg.AF)
 }
 
-// pageKeys are the keys of each bag a page may be compared by.
+// pageKeys are the keys of each bag a page may be compared by across
+// sites: none for a page with no main text (near.Page.Whole), which is
+// compared with captures of its own URL only, in its site's round.
 func pageKeys(p *near.Page) [][]uint64 {
+	if p.Whole {
+		return nil
+	}
 	var out [][]uint64
 	for _, b := range []features.Bag{p.Spots, p.Bigrams, p.AF} {
 		ks := make([]uint64, len(b))

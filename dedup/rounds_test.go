@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -519,5 +520,56 @@ func TestGroupOf(t *testing.T) {
 		if Group(key) != string(tagExact)+g || subjectOf(key) != RecordKey("0x-a0", 7) {
 			t.Errorf("key %q: group %q, record %q", key, Group(key), subjectOf(key))
 		}
+	}
+}
+
+// TestWholePages: a page with no running text (a forum's index: links and
+// counts) re-captured with a "last updated" line is a near revisit of its
+// first capture, by the bigrams of its whole text; the same index at
+// another URL of the site, or on another site, is no duplicate of it. One
+// machine and the rounds decide the same.
+func TestWholePages(t *testing.T) {
+	var rows strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&rows, `<tr><td><a href="/t/%d">Thread %s about %s</a></td><td>%d replies</td><td>%d views</td></tr>`,
+			i, []string{"alpha", "beta", "gamma", "delta", "omega"}[i%5], []string{"yeast", "hops", "malt", "water", "kegs", "bottles"}[i%6], i*3%17, i*41%997)
+	}
+	index := `<html><head><title>Brewing forum</title></head><body><table>` + rows.String() + `</table></body></html>`
+	recaptured := strings.Replace(index, "<table>", "<div>Last updated Mon, 16 Mar 2026 07:30:21 UTC</div><table>", 1)
+	warc := responsesWARC(t, false,
+		response{id: "<urn:uuid:w1>", uri: "http://forum.example/index.php", body: index},
+		response{id: "<urn:uuid:w2>", uri: "http://forum.example/index.php", body: recaptured},
+		response{id: "<urn:uuid:w3>", uri: "http://forum.example/other.php", body: recaptured + " "},
+		response{id: "<urn:uuid:w4>", uri: "http://other.example/index.php", body: recaptured + "  "},
+	)
+	opts := DefaultOptions()
+	opts.MinSize = 64
+	opts.TempDir = t.TempDir()
+	var facts []keyedFact
+	m := New(opts)
+	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
+		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
+		return nil
+	})
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kf := range facts {
+		if p := kf.f.page; p == nil || !p.Whole {
+			t.Fatalf("%s: page %+v, want one compared by its whole text", kf.f.id, p)
+		}
+	}
+	one, decs := onePairs(t, opts, facts)
+	decided, _ := runRounds(t, opts, facts)
+	got, _ := roundPairs(t, facts, decided)
+	want := pairKey{"<urn:uuid:w2>", "<urn:uuid:w1>"}
+	for name, pairs := range map[string]map[pairKey]bool{"one machine": one, "the rounds": got} {
+		if len(pairs) != 1 || !pairs[want] {
+			t.Errorf("%s: pairs %v, want only %v", name, pairs, want)
+		}
+	}
+	if d := decs["<urn:uuid:w2>"]; d.act != actNear {
+		t.Errorf("the re-capture's decision %+v, want a near revisit", d)
 	}
 }

@@ -74,6 +74,14 @@ type Config struct {
 	// two), but every pair of adjacent words is evidence; the AF-SpotSigs
 	// paper's answer to short pages is likewise more features, not fewer.
 	BigramsBelow int
+	// WholeBigrams, with MainText, makes Extract compute Doc.Bigrams for a
+	// page where no block reads as running text too: the word bigrams of
+	// all its text. Such a page (a forum's index, a catalogue, a blog's
+	// front page of teasers) has nothing else to be compared by, and its
+	// re-captures, which differ in a timestamp or a promotion, were never
+	// found; the caller compares them with captures of the page's own URL
+	// only, since its text is mostly its site's frame.
+	WholeBigrams bool
 
 	// ProseMinWords is the number of words (stopwords included) a sentence needs
 	// to count as prose for FamTextSimhash.

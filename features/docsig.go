@@ -53,8 +53,10 @@ type Doc struct {
 	AF Bag
 	// Bigrams is the multi-set of word bigrams of the text spot signatures
 	// were taken from, for pages with fewer than Config.BigramsBelow spot
-	// signatures and some main text (with Config.MainText); nil otherwise.
-	// Not serialized: it is the matcher's business, like MainText.
+	// signatures and some main text (with Config.MainText), or, with
+	// Config.WholeBigrams, for a page with no main text (its whole text);
+	// nil otherwise. Not serialized: it is the matcher's business, like
+	// MainText.
 	Bigrams Bag
 
 	// Simhash384 and Simhash64 are Charikar simhashes over all terms (FamSimhash).

@@ -22,7 +22,7 @@ func (e *Extractor) features(d *Doc) {
 		if f&FamAF != 0 {
 			d.AF = e.afBag(spots)
 		}
-		if d.Spots.Len() < e.cfg.BigramsBelow && (d.MainText || !e.cfg.MainText) {
+		if d.Spots.Len() < e.cfg.BigramsBelow && (d.MainText || !e.cfg.MainText) || e.cfg.WholeBigrams && e.cfg.MainText && !d.MainText {
 			d.Bigrams = e.bigrams()
 		}
 		if f&FamSpotSigs == 0 {

@@ -454,3 +454,46 @@ func TestBigrams(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeBigrams: with MainText, a page where no block reads as running
+// text gets the bigrams of its whole text only with WholeBigrams; a page
+// with main text gets its main text's whatever the setting.
+func TestWholeBigrams(t *testing.T) {
+	listing := `<body><ul><li><a href="/1">Beginner's brewing tutorial</a></li><li><a href="/2">What went right so far</a></li>` +
+		`<li><a href="/3">Boil off question: water and wort</a></li></ul></body>`
+	story := `<body><ul><li><a href="/1">Home</a></li></ul><p>The council said on Tuesday that the new bridge would be finished by the end of the year, ` +
+		`and that the old one would be closed to traffic while the work was done. Residents have been asked to use the ferry.</p></body>`
+	for _, tc := range []struct {
+		name     string
+		page     string
+		whole    bool
+		bigrams  bool
+		mainText bool
+	}{
+		{"no main text, WholeBigrams", listing, true, true, false},
+		{"no main text", listing, false, false, false},
+		{"main text, WholeBigrams", story, true, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Families = FamSpotSigs
+			cfg.MainText = true
+			cfg.BigramsBelow = 3
+			cfg.WholeBigrams = tc.whole
+			e, err := NewExtractor(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := e.Extract([]byte(tc.page), "text/html", "")
+			if d.MainText != tc.mainText {
+				t.Fatalf("MainText %v, want %v", d.MainText, tc.mainText)
+			}
+			if got := d.Bigrams.Len() > 0; got != tc.bigrams {
+				t.Fatalf("%d bigrams, want some: %v", d.Bigrams.Len(), tc.bigrams)
+			}
+			if tc.bigrams && d.Bigrams.Len() < 10 {
+				t.Fatalf("%d bigrams of the whole text, want its 15 or so", d.Bigrams.Len())
+			}
+		})
+	}
+}

@@ -72,7 +72,7 @@ func (x *Index) hzMatch(p *Page) (Match, bool) {
 
 func (x *Index) hzAdd(p *Page) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}})
+	x.docs = append(x.docs, doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [numFam]uint32{noNum, noNum, noNum, noNum}})
 	x.hz.shingl = append(x.hz.shingl, p.Shingles)
 	x.hz.sims = append(x.hz.sims, p.Sim384)
 	x.hz.sim.Add(id, p.Sim384)

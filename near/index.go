@@ -68,16 +68,18 @@ const (
 	famSpots   = iota // SpotSigs of the main text
 	famAF             // AF-SpotSigs, for short pages when ShortSpots is set
 	famBigrams        // word bigrams of the main text, for pages with few spot signatures
+	famWhole          // word bigrams of a page with no main text (Page.Whole), its own URL's captures only
+	numFam
 )
 
-var famMethod = [3]string{"spotsigs", "af-spotsigs", "bigrams"}
+var famMethod = [numFam]string{"spotsigs", "af-spotsigs", "bigrams", "bigrams"}
 
 // doc is a kept page in the index.
 type doc struct {
 	ref      uint32    // Page.Ref
 	site     uint32    // site number (Index.sites)
 	url      uint64    // Page.URL
-	num      [3]uint32 // its number in each family's index, or noNum (the bag is kept there)
+	num      [numFam]uint32 // its number in each family's index, or noNum (the bag is kept there)
 	unlikely bool      // Page.Unlikely
 	shop     bool      // Page.Shop
 	// gone: the page was withdrawn (Index.Withdraw). The matcher's indexes
@@ -124,7 +126,7 @@ func (m siteNames) num(site string) uint32 {
 // threshold of its relation. An Index is not safe for concurrent use.
 type Index struct {
 	cfg   Config
-	fam   [3]family
+	fam   [numFam]family
 	docs  []doc
 	sites siteNames
 	names []string // site keys by number
@@ -154,7 +156,7 @@ func NewIndex(cfg Config) (*Index, error) {
 		x.hz = hz
 		return x, nil
 	}
-	for f, tau := range [3]float64{min(cfg.SameSiteTau, cfg.CrossSiteTau), cfg.ShortTau, cfg.BigramsTau} {
+	for f, tau := range [numFam]float64{min(cfg.SameSiteTau, cfg.CrossSiteTau), cfg.ShortTau, cfg.BigramsTau, cfg.BigramsTau} {
 		idx, err := matcher.NewSpotSigs(candidateTau(tau, cfg.FrameFilter))
 		if err != nil {
 			return nil, fmt.Errorf("near: %w", err)
@@ -329,6 +331,15 @@ func (x *Index) match(p *Page) (Match, bool) {
 			return m, true
 		}
 	}
+	if p.Whole {
+		// No running text: the page's whole text is mostly its site's frame,
+		// which a page of another URL or site shares (phpBB's empty pages of
+		// two forums); only earlier captures of its URL are compared, by the
+		// bigrams' threshold. Its re-captures differ in what a crawl changes:
+		// a "last updated" time, a promotion, session ids (0.70 to 0.90 on
+		// the benchmark's re-captured forum and blog indexes).
+		return x.matchIn(famWhole, p.Bigrams, qsite, c.BigramsTau, c.BigramsTau, p.URL, p.Unlikely)
+	}
 	if p.Bigrams != nil {
 		// Too little text for spot signatures: the page's word bigrams are
 		// compared with earlier captures of its URL and with pages of other
@@ -375,7 +386,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		if kd.gone {
 			continue
 		}
-		if url != 0 && kd.url != url && kd.site == qsite {
+		if url != 0 && kd.url != url && (kd.site == qsite || f == famWhole) {
 			continue
 		}
 		if (unlikely || kd.unlikely) && kd.site == qsite && !x.sameURL(kd) {
@@ -475,8 +486,13 @@ func (x *Index) Add(p *Page) {
 		return
 	}
 	id := uint32(len(x.docs))
-	nd := doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [3]uint32{noNum, noNum, noNum}, unlikely: p.Unlikely, shop: p.Shop}
-	bags := [3]features.Bag{famBigrams: p.Bigrams}
+	nd := doc{ref: p.Ref, site: x.siteNum(p.Site), url: p.URL, num: [numFam]uint32{noNum, noNum, noNum, noNum}, unlikely: p.Unlikely, shop: p.Shop}
+	var bags [numFam]features.Bag
+	if p.Whole {
+		bags[famWhole] = p.Bigrams
+	} else {
+		bags[famBigrams] = p.Bigrams
+	}
 	if p.AF != nil {
 		bags[famAF] = p.AF
 	} else {
@@ -563,9 +579,10 @@ func (x *Index) Page(i int) (*Page, bool) {
 		p.Henzinger, p.Shingles, p.Sim384 = true, x.hz.shingl[i], x.hz.sims[i]
 		return p, true
 	}
-	for f, bag := range [3]*features.Bag{&p.Spots, &p.AF, &p.Bigrams} {
+	for f, bag := range [numFam]*features.Bag{&p.Spots, &p.AF, &p.Bigrams, &p.Bigrams} {
 		if d.num[f] != noNum {
 			*bag = x.fam[f].idx.AppendBag(nil, int(d.num[f]))
+			p.Whole = p.Whole || f == famWhole
 		}
 	}
 	return p, true

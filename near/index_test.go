@@ -366,3 +366,52 @@ func matchKept(t *testing.T, cfg Config, kept, p *Page) (Match, bool) {
 	x.Add(kept)
 	return x.Match(p)
 }
+
+// TestWholePage: a page with no main text (Page.Whole, its whole text's
+// bigrams) is compared with earlier captures of its own URL only: not with
+// another page of its site, nor a page of another site with the same text,
+// and a page compared by its main text's bigrams never meets it.
+func TestWholePage(t *testing.T) {
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]uint64, 100)
+	for i := range keys {
+		keys[i] = uint64(1000 + i)
+	}
+	page := func(site, url string, shared int, whole bool) *Page {
+		ks := append([]uint64(nil), keys[:shared]...)
+		for i := shared; i < 100; i++ {
+			ks = append(ks, uint64(5000+i))
+		}
+		return &Page{Site: site, URL: URLKey(url), Bigrams: bagOf(ks...), Whole: whole}
+	}
+	x.Add(page("forum.example", "http://forum.example/index.php", 100, true))
+	for _, tc := range []struct {
+		name  string
+		p     *Page
+		found bool
+	}{
+		// 90 of 100 bigrams shared: 90/110 = 0.82; 75: 75/125 = 0.60.
+		{"a re-capture of its URL at 0.82", page("forum.example", "http://www.forum.example/index.php", 90, true), true},
+		{"a re-capture of its URL at 0.60", page("forum.example", "http://forum.example/index.php", 75, true), false},
+		{"another URL of the site, the same text", page("forum.example", "http://forum.example/viewforum.php", 100, true), false},
+		{"another site, the same text", page("other.example", "http://other.example/index.php", 100, true), false},
+		{"a page compared by its main text's bigrams", page("other.example", "http://other.example/story", 100, false), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, found := x.Match(tc.p)
+			if found != tc.found {
+				t.Fatalf("found %v (%+v), want %v", found, m, tc.found)
+			}
+			if found && (!m.Replace() || !m.SameURL || m.Relation != SameSite) {
+				t.Fatalf("match %+v: want a replacing same-URL match", m)
+			}
+		})
+	}
+	// Read back from the index, the kept page is still whole.
+	if p, ok := x.Page(0); !ok || !p.Whole || p.Bigrams.Len() != 100 {
+		t.Fatalf("Page(0) = %+v, %v", p, ok)
+	}
+}

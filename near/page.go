@@ -30,8 +30,13 @@ type Page struct {
 	// AF are AF-SpotSigs features, for short pages (Config.ShortSpots).
 	AF features.Bag
 	// Bigrams are the main text's word bigrams, for pages with few spot
-	// signatures (Config.BigramsBelow).
+	// signatures (Config.BigramsBelow), or, when Whole is set, the word
+	// bigrams of all the page's text.
 	Bigrams features.Bag
+	// Whole: no block of the page reads as running text, and Bigrams are
+	// its whole text's (features.Config.WholeBigrams). Its text is mostly
+	// its site's frame, so it is compared with captures of its own URL only.
+	Whole bool
 	// Unlikely: the main text is not known to be the page's own: it is in
 	// containers named as page furniture (features.Doc.MainTextUnlikely),
 	// perhaps the site's own boilerplate, or most of the page's prose
@@ -129,6 +134,7 @@ const (
 	flagBigrams
 	flagHenzinger
 	flagShop
+	flagWhole
 )
 
 // ErrVersion is returned when decoding a page written by another version.
@@ -149,6 +155,9 @@ func (p *Page) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if p.Shop {
 		flags |= flagShop
+	}
+	if p.Whole {
+		flags |= flagWhole
 	}
 	for _, f := range []struct {
 		bag  features.Bag
@@ -236,7 +245,7 @@ func (p *Page) decode(d []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w (format %d, this version reads %d)", ErrVersion, d[0], pageVersion)
 	}
 	flags := d[1]
-	if flags&^(flagUnlikely|flagSpots|flagAF|flagBigrams|flagHenzinger|flagShop) != 0 {
+	if flags&^(flagUnlikely|flagSpots|flagAF|flagBigrams|flagHenzinger|flagShop|flagWhole) != 0 {
 		return nil, fmt.Errorf("near: unknown page flags %#x", flags)
 	}
 	d = d[2:]
@@ -264,6 +273,7 @@ func (p *Page) decode(d []byte) ([]byte, error) {
 	p.URL, d = binary.LittleEndian.Uint64(d), d[8:]
 	p.Unlikely = flags&flagUnlikely != 0
 	p.Shop = flags&flagShop != 0
+	p.Whole = flags&flagWhole != 0
 	for _, f := range []struct {
 		bag  *features.Bag
 		flag byte
@@ -342,6 +352,7 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		fc.MinSpots = mainTextMinSpots
 	}
 	fc.BigramsBelow = cfg.BigramsBelow
+	fc.WholeBigrams = cfg.MainText && cfg.BigramsBelow > 0
 	spots, err := features.NewExtractor(fc)
 	if err != nil {
 		return nil, err
@@ -380,6 +391,7 @@ func (a *Analyzer) Page(body []byte, ctype, uri string) *Page {
 	p.Shop = doc.Shop
 	if doc.Bigrams.Len() >= minBigrams {
 		p.Bigrams = matcher.Fold32(doc.Bigrams[:0], doc.Bigrams)
+		p.Whole = a.mainText && !doc.MainText
 	}
 	// SizeSpotSigs (AF-SpotSigs paper, Sec. 4): pages with little core content,
 	// measured by their number of spot signatures, are compared by AF-SpotSigs.

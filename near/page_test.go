@@ -33,6 +33,8 @@ func TestPageBinaryGolden(t *testing.T) {
 				"0200000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0300000000000000"},
 		{"shop", Page{Ref: 2, Site: "s", URL: 1, Shop: true, Spots: features.Bag{{Key: 1, N: 1}}},
 			"02" + "22" + "02" + "01" + "73" + "0100000000000000" + "01" + "02"},
+		{"whole", Page{Ref: 1, Site: "s", URL: 1, Whole: true, Bigrams: features.Bag{{Key: 1, N: 1}}},
+			"02" + "48" + "01" + "01" + "73" + "0100000000000000" + "01" + "02"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.page.MarshalBinary()
@@ -77,6 +79,7 @@ func TestPageRoundTrip(t *testing.T) {
 		}
 		if i%7 == 0 {
 			p.Bigrams = randomBag(r, 1+r.IntN(30))
+			p.Whole = i%3 == 1
 		}
 		if i%11 == 0 {
 			p.Henzinger = true
@@ -147,7 +150,7 @@ func TestPageBinaryRefused(t *testing.T) {
 // FuzzPage: any bytes either are refused or read as a page whose binary
 // form reads back as the same page.
 func FuzzPage(f *testing.F) {
-	for _, p := range []Page{{}, {Ref: 7, Site: "x.org", Spots: bagOf(1, 9), Bigrams: bagOf(4)}, {Henzinger: true}} {
+	for _, p := range []Page{{}, {Ref: 7, Site: "x.org", Spots: bagOf(1, 9), Bigrams: bagOf(4)}, {Henzinger: true}, {Site: "y.org", Bigrams: bagOf(3, 5), Whole: true}} {
 		b, _ := p.MarshalBinary()
 		f.Add(b)
 	}

@@ -704,7 +704,7 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 	fl.BoolVar(&o.FrameFilter, "frame-filter", o.FrameFilter, "judge pairs without the signatures common to many pages of a site (its frame)")
 	fl.BoolVar(&o.MainText, "main-text", o.MainText, "take spot signatures from the running text of a page only, not its navigation, teasers and footers")
 	fl.IntVar(&o.ShortSpots, "short-spots", o.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
-	fl.IntVar(&o.BigramsBelow, "bigrams-below", o.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites (0: never)")
+	fl.IntVar(&o.BigramsBelow, "bigrams-below", o.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites, and pages with no running text by the bigrams of their whole text with earlier captures of the same URL only (0: never)")
 	fl.Float64Var(&o.BigramsTau, "tau-bigrams", o.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
 	fl.IntVar(&o.MinEvidence, "min-evidence", o.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
 	fl.Float64Var(&o.OtherURLTau, "tau-other-url", o.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
