@@ -76,12 +76,12 @@ var famMethod = [numFam]string{"spotsigs", "af-spotsigs", "bigrams", "bigrams"}
 
 // doc is a kept page in the index.
 type doc struct {
-	ref      uint32    // Page.Ref
-	site     uint32    // site number (Index.sites)
-	url      uint64    // Page.URL
+	ref      uint32         // Page.Ref
+	site     uint32         // site number (Index.sites)
+	url      uint64         // Page.URL
 	num      [numFam]uint32 // its number in each family's index, or noNum (the bag is kept there)
-	unlikely bool      // Page.Unlikely
-	shop     bool      // Page.Shop
+	unlikely bool           // Page.Unlikely
+	shop     bool           // Page.Shop
 	// gone: the page was withdrawn (Index.Withdraw). The matcher's indexes
 	// cannot remove a page, so it stays there and is skipped.
 	gone bool
