@@ -497,3 +497,39 @@ func TestWholeBigrams(t *testing.T) {
 		})
 	}
 }
+
+// TestWholeBigramsSketch: a long page with no running text keeps the
+// wholeBigramsMax bigrams with the smallest hashes of all its bigrams, so
+// that two captures keep alike samples.
+func TestWholeBigramsSketch(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<body><ul>")
+	for i := range 400 {
+		fmt.Fprintf(&b, `<li><a href="/%d">item%d of shelf%d</a></li>`, i, i, i%7)
+	}
+	b.WriteString("</ul></body>")
+	page := []byte(b.String())
+	cfg := DefaultConfig()
+	cfg.Families = FamSpotSigs
+	cfg.BigramsBelow = 1 << 30
+	all, err := NewExtractor(cfg) // no main text: every bigram
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := all.Extract(page, "text/html", "").Bigrams
+	cfg.MainText, cfg.WholeBigrams, cfg.BigramsBelow = true, true, 16
+	e, err := NewExtractor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.Extract(page, "text/html", "")
+	if d.MainText {
+		t.Fatal("a list of links has main text")
+	}
+	if len(full) <= wholeBigramsMax {
+		t.Fatalf("the page has %d distinct bigrams: too few to test the bound", len(full))
+	}
+	if !reflect.DeepEqual(d.Bigrams, full[:wholeBigramsMax]) {
+		t.Fatalf("%d bigrams kept, want the %d with the smallest hashes of %d", len(d.Bigrams), wholeBigramsMax, len(full))
+	}
+}
