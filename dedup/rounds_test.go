@@ -261,6 +261,13 @@ func chainFacts(t *testing.T, opts *Options) []keyedFact {
 		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
 		response{id: "<urn:uuid:e>", uri: "http://e.example/r", body: strings.Replace(story(21, 12, 1), "</article>", "<p>Reprinted.</p></article>", 1)},
 	)
+	return mapWARC(t, warc, opts)
+}
+
+// mapWARC maps the records of warc, one file, with opts (given the MinSize
+// and TempDir small test pages need), as a map task keys them.
+func mapWARC(t *testing.T, warc []byte, opts *Options) []keyedFact {
+	t.Helper()
 	opts.MinSize = 64
 	opts.TempDir = t.TempDir()
 	var facts []keyedFact
@@ -543,18 +550,7 @@ func TestWholePages(t *testing.T) {
 		response{id: "<urn:uuid:w4>", uri: "http://other.example/index.php", body: recaptured + "  "},
 	)
 	opts := DefaultOptions()
-	opts.MinSize = 64
-	opts.TempDir = t.TempDir()
-	var facts []keyedFact
-	m := New(opts)
-	err := m.Map(bytes.NewReader(warc), "in.warc", func(f *Fact) error {
-		facts = append(facts, keyedFact{"in.warc", recordKeyOf("0", f.Offset), f})
-		return nil
-	})
-	m.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	facts := mapWARC(t, warc, &opts)
 	for _, kf := range facts {
 		if p := kf.f.page; p == nil || !p.Whole {
 			t.Fatalf("%s: page %+v, want one compared by its whole text", kf.f.id, p)

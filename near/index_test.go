@@ -173,6 +173,19 @@ func TestFrameCountsCommon(t *testing.T) {
 	check("after the withdrawal")
 }
 
+// sharedKeys are 100 signatures of which the first shared are those of a
+// kept page of signatures 1000-1099, and the rest its own.
+func sharedKeys(shared int) []uint64 {
+	ks := make([]uint64, 100)
+	for i := range ks {
+		ks[i] = uint64(1000 + i)
+		if i >= shared {
+			ks[i] = uint64(5000 + i)
+		}
+	}
+	return ks
+}
+
 // TestOtherURLTier: a same-site near duplicate at another URL replaces the
 // page only at OtherURLTau or more; a re-capture of the URL replaces it at
 // SameSiteTau; under OtherURLTau the match says why the page is kept.
@@ -181,20 +194,12 @@ func TestOtherURLTier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := make([]uint64, 100)
-	for i := range keys {
-		keys[i] = uint64(1000 + i)
-	}
-	kept := &Page{Site: "books.example", URL: URLKey("http://books.example/a"), Spots: bagOf(keys...)}
+	kept := &Page{Site: "books.example", URL: URLKey("http://books.example/a"), Spots: bagOf(sharedKeys(100)...)}
 	x.Add(kept)
 	// 70 of 100 signatures shared, 30 new: Jaccard 70/130 = 0.54; 85 shared:
 	// 85/115 = 0.74; 95 shared: 95/105 = 0.90.
 	variant := func(shared int, url string) *Page {
-		ks := append([]uint64(nil), keys[:shared]...)
-		for i := shared; i < 100; i++ {
-			ks = append(ks, uint64(5000+i))
-		}
-		return &Page{Site: "books.example", URL: URLKey(url), Spots: bagOf(ks...)}
+		return &Page{Site: "books.example", URL: URLKey(url), Spots: bagOf(sharedKeys(shared)...)}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -376,16 +381,8 @@ func TestWholePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := make([]uint64, 100)
-	for i := range keys {
-		keys[i] = uint64(1000 + i)
-	}
 	page := func(site, url string, shared int, whole bool) *Page {
-		ks := append([]uint64(nil), keys[:shared]...)
-		for i := shared; i < 100; i++ {
-			ks = append(ks, uint64(5000+i))
-		}
-		return &Page{Site: site, URL: URLKey(url), Bigrams: bagOf(ks...), Whole: whole}
+		return &Page{Site: site, URL: URLKey(url), Bigrams: bagOf(sharedKeys(shared)...), Whole: whole}
 	}
 	x.Add(page("forum.example", "http://forum.example/index.php", 100, true))
 	for _, tc := range []struct {
