@@ -541,17 +541,12 @@ func TestBigramBoundary(t *testing.T) {
 // mirrors) through the default pipeline in the manifest's order, and holds
 // every page it replaces with a near revisit to be a copy of its kept page
 // by their gold texts: word 5-shingle resemblance of at least 0.8, the bar
-// dedupbench's wcxb set uses. knownWrong lists the replacements that are not,
-// each with why it is still made.
+// dedupbench's wcxb set uses. TypeScript's handbook in an older version on
+// a preview host shares 0.40 of its generics page's gold 5-shingles with
+// today's, and SpotSigs measures 0.42, over the cross-site threshold: the
+// two hold too much text of their own to be one (near.Index.twoDocuments).
 func TestWCXBReplacements(t *testing.T) {
 	dir := testshared.Measure(t, "corpus/wcxb")
-	// A mirror of TypeScript's handbook of an older version: its generics page
-	// shares 0.40 of its gold text's 5-shingles with today's (77% of the older
-	// page's spot signatures are in the newer one); SpotSigs measures 0.41,
-	// over the cross-site threshold of 0.25.
-	knownWrong := map[string]bool{
-		"https://typescript-v2-216.ortam.vercel.app/docs/handbook/generics.html": true,
-	}
 	f, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -587,8 +582,6 @@ func TestWCXBReplacements(t *testing.T) {
 		switch {
 		case r >= 0.8:
 			copies++
-		case knownWrong[ps[i].url]:
-			t.Logf("known: %s replaced by %s (%.2f, gold resemblance %.2f)", ps[i].url, ps[k].url, dups[i].Similarity, r)
 		default:
 			wrong++
 			t.Errorf("%s replaced by %s (%s %s %.2f): gold resemblance %.2f, not a copy",

@@ -312,21 +312,29 @@ func TestFrameWithinSite(t *testing.T) {
 
 // TestOwnTextTier: a near duplicate of a page of the same site replaces it
 // only while the page's content signatures not in the kept page are fewer
-// than OwnText or under 1/32 of its signatures; across sites, and with
-// OwnText 0, the share of its own text does not keep it.
+// than OwnText or under 1/32 of its signatures. Across sites a page's own
+// text keeps it only when both pages hold OwnText and a fifth of their own
+// and one of them over half (two versions of a document); with OwnText 0
+// nothing does.
 func TestOwnTextTier(t *testing.T) {
-	// The kept page has n signatures; the new one holds all of them and adds
-	// own new ones (Jaccard n/(n+own), above every threshold here).
-	page := func(site, url string, n, own int) *Page {
+	// doc has n signatures shared by every page made here and own ones of
+	// its own from ownBase.
+	ownOf := map[*Page]int{}
+	doc := func(site, url string, n, own, ownBase int) *Page {
 		ks := make([]uint64, 0, n+own)
 		for i := range n {
 			ks = append(ks, uint64(1000+i))
 		}
 		for i := range own {
-			ks = append(ks, uint64(90000+i))
+			ks = append(ks, uint64(ownBase+i))
 		}
-		return &Page{Site: site, URL: URLKey(url), Spots: bagOf(ks...)}
+		p := &Page{Site: site, URL: URLKey(url), Spots: bagOf(ks...)}
+		ownOf[p] = own
+		return p
 	}
+	// The kept page has n signatures; the new one holds all of them and adds
+	// own new ones (Jaccard n/(n+own), above every threshold here).
+	page := func(site, url string, n, own int) *Page { return doc(site, url, n, own, 90000) }
 	for _, tc := range []struct {
 		name    string
 		ownText int
@@ -339,6 +347,12 @@ func TestOwnTextTier(t *testing.T) {
 		{"under 1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 32), true},
 		{"1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 33), false},
 		{"another site", 20, page("wire.example", "http://wire.example/a", 300, 0), page("paper.example", "http://paper.example/a", 300, 40), true},
+		// WCXB's two versions of a handbook chapter, Jaccard 243/579 = 0.42.
+		{"another site, the old version", 20, doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), doc("preview.example", "http://preview.example/generics", 243, 67, 90000), false},
+		{"another site, the new version", 20, doc("preview.example", "http://preview.example/generics", 243, 67, 90000), doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), false},
+		{"another site, a fifth each", 20, doc("wire.example", "http://wire.example/a", 240, 60, 50000), doc("paper.example", "http://paper.example/a", 240, 60, 90000), true},
+		{"another site, one side held", 20, doc("wire.example", "http://wire.example/a", 100, 19, 50000), doc("paper.example", "http://paper.example/a", 100, 120, 90000), true},
+		{"another site, off", 0, doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), doc("preview.example", "http://preview.example/generics", 243, 67, 90000), true},
 		{"off", 0, page("blog.example", "http://blog.example/", 300, 0), page("blog.example", "http://blog.example/", 300, 40), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,7 +362,7 @@ func TestOwnTextTier(t *testing.T) {
 			if !found {
 				t.Fatal("not found")
 			}
-			if want := tc.p.Spots.Len() - tc.kept.Spots.Len(); m.Own != want {
+			if want := ownOf[tc.p]; m.Own != want {
 				t.Errorf("Own %d, want %d", m.Own, want)
 			}
 			if m.Replace() != tc.replace {
