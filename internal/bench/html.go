@@ -362,9 +362,13 @@ func headline(gold string) string {
 
 // syndicate puts the gold text src into the frame of the host page: the host's
 // main content element is emptied and filled with the story (headline, then a
-// paragraph per line), the <title> names the story, and host headline copies
-// outside the main element (breadcrumbs, share boxes) are replaced. It reports
-// false when the host's main content cannot be found.
+// paragraph per line), the <title> names the story, host headline copies
+// outside the main element (breadcrumbs, share boxes) name the story instead,
+// and what else of the host's story stands outside the main element (a
+// paragraph or list the element did not hold) is removed, so that the page
+// holds one story. A story of one line has no headline: it is a paragraph, the
+// host's headline copies go, and the title stays the host's. It reports false
+// when the host's main content cannot be found.
 func syndicate(root *html.Node, hostGold, src string) bool {
 	mc := mainContent(root, hostGold)
 	if mc == nil {
@@ -373,7 +377,10 @@ func syndicate(root *html.Node, hostGold, src string) bool {
 	removeComments(root, mc)
 	removeChildren(mc)
 	lines := goldLines(src)
-	hl := headline(src)
+	hl := ""
+	if len(lines) > 1 {
+		hl = headline(src)
+	}
 	if hl != "" {
 		mc.AppendChild(withText(elem(atom.H1), hl))
 		lines = lines[1:]
@@ -381,36 +388,73 @@ func syndicate(root *html.Node, hostGold, src string) bool {
 	for _, l := range lines {
 		mc.AppendChild(withText(elem(atom.P), l))
 	}
-	hostLines := map[string]bool{}
-	for _, l := range goldLines(hostGold) {
-		if utf8.RuneCountInString(l) >= 16 {
-			hostLines[strings.Join(strings.Fields(l), " ")] = true
-		}
-	}
 	hostHL := headline(hostGold)
-	if t := find(root, atom.Title); t != nil {
+	if t := find(root, atom.Title); t != nil && hl != "" {
 		old := nodeText(t)
 		nt := hl
 		if hostHL != "" && strings.Contains(old, hostHL) {
 			nt = strings.Replace(old, hostHL, hl, 1)
 		}
-		if nt != "" {
-			removeChildren(t)
-			t.AppendChild(text(nt))
-		}
+		removeChildren(t)
+		t.AppendChild(text(nt))
 	}
 	if body := find(root, atom.Body); body != nil {
-		walk(body, func(n *html.Node) bool {
-			if n == mc || skipText(n) {
-				return false
-			}
-			if n.Type == html.TextNode && hostLines[strings.Join(strings.Fields(n.Data), " ")] {
-				n.Data = hl
-			}
-			return true
-		})
+		removeHostStory(body, mc, hostGold, hostHL, hl)
 	}
 	return true
+}
+
+// hostRemnantMin is the fewest words of an element outside the main element
+// that removeHostStory takes for a part of the host's story: a sentence.
+const hostRemnantMin = 8
+
+// removeHostStory clears what of the host's story stands in body outside the
+// main element mc: a text node that is the host's headline becomes hl (a
+// breadcrumb or share box names the page's story), one that is another line
+// of the host's story of 16 characters or more is emptied, and an element
+// whose words are a run of hostRemnantMin or more of the host story's words
+// in order (a paragraph or a list the element did not hold) is removed.
+func removeHostStory(body, mc *html.Node, hostGold, hostHL, hl string) {
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	hostLines := map[string]bool{}
+	for _, l := range goldLines(hostGold) {
+		if utf8.RuneCountInString(l) >= 16 {
+			hostLines[norm(l)] = true
+		}
+	}
+	hostHL = norm(hostHL)
+	// The host story's words, joined, so that a run of them in order is a
+	// substring that starts and ends at word boundaries.
+	hostWords := " " + strings.Join(tokens(hostGold), " ") + " "
+	var gone []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n == mc || skipText(n) {
+			return false
+		}
+		switch n.Type {
+		case html.TextNode:
+			switch t := norm(n.Data); {
+			case t != "" && t == hostHL:
+				n.Data = hl
+			case hostLines[t]:
+				n.Data = ""
+			}
+		case html.ElementNode:
+			if holds(n, mc) || n.DataAtom == atom.Body {
+				return true
+			}
+			if ws := tokens(nodeText(n)); len(ws) >= hostRemnantMin && strings.Contains(hostWords, " "+strings.Join(ws, " ")+" ") {
+				gone = append(gone, n)
+				return false
+			}
+		}
+		return true
+	})
+	for _, n := range gone {
+		if n.Parent != nil {
+			n.Parent.RemoveChild(n)
+		}
+	}
 }
 
 var commentName = regexp.MustCompile(`(?i)(^|[-_\s])(comments?|commentlist|comment-list|comments-list|disqus|disqus_thread|respond|replies|discussion|talkback|reader-comments|user-comments)([-_\s\d]|$)`)

@@ -137,6 +137,60 @@ func TestSyndicate(t *testing.T) {
 	}
 }
 
+// TestSyndicateHostRemnants: the syndicated page holds one story. What of
+// the host's story stands outside its main element goes (a list the element
+// did not hold), host headline copies name the new story, and a story of one
+// line is a paragraph only: no headline, and no copy of it elsewhere.
+func TestSyndicateHostRemnants(t *testing.T) {
+	const host = `<html><head><title>Top five posts of the week - Blog</title></head><body>
+<div id="nav"><a href="/">Home</a> <a href="/about">About this blog and its authors</a></div>
+<div id="crumbs">Top five posts of the week</div>
+<div class="outer"><div id="post"><h2>Top five posts of the week</h2><p>Sunday, October 21, 2012: here are the top five posts of the week, in the order readers liked them.</p></div>
+<ul class="list"><li><a href="/1">Thirteen of the worst unnecessary quotation marks ever seen</a></li><li><a href="/2">Seven of the worst celebrity ads of the last seven years</a></li></ul>
+<div class="side"><p>The blogroll lists sites worth visiting on any day of the week, and a few on Sundays.</p><p>Subscribe to the feed to read every post as it comes, or follow the blog by email.</p></div></div>
+<div id="footer">Copyright Blog 2012.</div></body></html>`
+	const hostGold = "Top five posts of the week\nSunday, October 21, 2012: here are the top five posts of the week, in the order readers liked them.\n" +
+		"Thirteen of the worst unnecessary quotation marks ever seen\nSeven of the worst celebrity ads of the last seven years"
+	for _, tc := range []struct {
+		name, src    string
+		want, absent []string
+	}{
+		{"a story with a headline", "Faculty position at Waterloo\nExperimental philosophers fit the description of this position.",
+			[]string{"<title>Faculty position at Waterloo - Blog</title>", `<div id="crumbs">Faculty position at Waterloo</div>`,
+				"<h1>Faculty position at Waterloo</h1>", "<p>Experimental philosophers fit the description of this position.</p>",
+				"About this blog", "The blogroll lists", "Copyright Blog"},
+			[]string{"Thirteen of the worst", "Seven of the worst", "Sunday, October 21", "Top five posts"}},
+		{"a story of one line", "Experimental philosophers fit the description of this position at Waterloo, and their applications are welcome.",
+			[]string{"<title>Top five posts of the week - Blog</title>", "<p>Experimental philosophers fit", "The blogroll lists"},
+			[]string{"<h1>", `<div id="crumbs">Top five`, "Thirteen of the worst"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, _ := html.Parse(strings.NewReader(host))
+			if !syndicate(root, hostGold, tc.src) {
+				t.Fatal("syndicate failed")
+			}
+			var buf bytes.Buffer
+			if err := html.Render(&buf, root); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("syndicated page lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("syndicated page has %q:\n%s", a, out)
+				}
+			}
+			if n := strings.Count(out, "Experimental philosophers"); n != 1 {
+				t.Errorf("the story is on the page %d times, want once", n)
+			}
+		})
+	}
+}
+
 func TestRecapture(t *testing.T) {
 	root, _ := html.Parse(strings.NewReader(framePage))
 	rng := rand.New(rand.NewPCG(1, 2))
