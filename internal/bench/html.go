@@ -450,11 +450,7 @@ func removeHostStory(body, mc *html.Node, hostGold, hostHL, hl string) {
 		}
 		return true
 	})
-	for _, n := range gone {
-		if n.Parent != nil {
-			n.Parent.RemoveChild(n)
-		}
-	}
+	removeNodes(gone)
 }
 
 var commentName = regexp.MustCompile(`(?i)(^|[-_\s])(comments?|commentlist|comment-list|comments-list|disqus|disqus_thread|respond|replies|discussion|talkback|reader-comments|user-comments)([-_\s\d]|$)`)
@@ -483,7 +479,13 @@ func removeComments(root, mc *html.Node) {
 		}
 		return true
 	})
-	for _, n := range gone {
+	removeNodes(gone)
+}
+
+// removeNodes takes each node out of its tree (collected during a walk,
+// which must not change the tree it walks).
+func removeNodes(ns []*html.Node) {
+	for _, n := range ns {
 		if n.Parent != nil {
 			n.Parent.RemoveChild(n)
 		}
