@@ -34,6 +34,7 @@ type block struct {
 	positive   bool  // text inside a container named as content (positiveName)
 	positiveIn bool  // ... that is inside one named as furniture (see contentFallback)
 	body       bool  // text inside a container named as a story's body (bodyName)
+	article    bool  // text inside an <article> element
 	title      bool  // text of the <title> element
 	inMain     bool  // text inside the page's <main> or role="main" element
 	regionOut  bool  // text inside an element the main region leaves out (regionOutTag, regionOutRole)
@@ -554,6 +555,9 @@ func (e *Extractor) blockText(n0 int) {
 	}
 	if e.bs.body.on {
 		b.body = true
+	}
+	if e.bs.depth[articleIdx] > 0 {
+		b.article = true
 	}
 	if e.bs.main > 0 || e.bs.roleMain.on {
 		b.inMain = true
@@ -1206,6 +1210,14 @@ func endOfText(t []byte) bool {
 // guard, dragnet scored 0.8735 against 0.8741 (blog posts of a few lines
 // among long sidebars), and the 1.67 GB benchmark found 10,877 of its
 // duplicates against 10,899, short stories syndicated in other frames.
+//
+// A headline inside an <article> element narrows the region
+// to the article's text: the article is the story's own element (HTML Living
+// Standard, 4.3.2), and the rest of the region is the site's widgets around
+// it (a PopSugar post's reaction buttons, "follow us" and link lists in one
+// role="main" with it). WCXB's word F1 with and without: dragnet 0.8846 and
+// 0.8817, cleanportaleval 0.9312 and 0.9300, wcxb 0.8040 (its listings,
+// documentation and articles up 0.0001), the others the same.
 const (
 	regionMaxShare = 0.5
 	regionMinWords = 20
@@ -1249,9 +1261,10 @@ func (e *Extractor) mainRegion(bs []block, st []blockStat, cls []uint8) {
 	if whole && (e.bs.sawBody || e.headlined) {
 		return
 	}
+	art := e.headlined && bs[e.headline].article // see "A headline inside an <article>" above
 	in := func(i int) bool {
 		b := &bs[i]
-		return (whole || b.inMain) && !b.regionOut && !b.chrome && !b.title && !b.unlikely
+		return (whole || b.inMain) && !b.regionOut && !b.chrome && !b.title && !b.unlikely && (!art || b.article)
 	}
 	region, good := 0, 0
 	for i := range bs {

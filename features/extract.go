@@ -52,6 +52,7 @@ type Extractor struct {
 	// named as page furniture (Doc.MainTextUnlikely).
 	unlikelyText bool
 	headlined    bool
+	headline     int // the headline's block when headlined
 	// lenient is mainText's scratch classification without the furniture
 	// names; proseOutside and mainWords are what Doc reports of it.
 	lenient      []uint8

@@ -325,7 +325,7 @@ const anchorGap = lengthHigh
 // story are the main text. It reports whether it changed cls.
 func (e *Extractor) anchor(bs []block, st []blockStat, cls []uint8, good bool) bool {
 	h, end, outer := e.anchored(bs, st)
-	e.headlined = h >= 0
+	e.headlined, e.headline = h >= 0, h
 	if h < 0 {
 		return false
 	}

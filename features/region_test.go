@@ -77,6 +77,10 @@ func TestMainRegion(t *testing.T) {
 			`<div><h1>Bridge to close</h1><p>The bridge will close on Monday for repairs, the council said on Friday.</p></div>` +
 			`<table>` + rows + `</table></body>`,
 			[]string{"the bridge will close"}, []string{"cabinet hardware"}, true, 0},
+		{"short post in an article inside the main region", `<head><title>Broken arrows - Example</title></head><body>` + nav + `<div role="main"><article><header><h1>Tag list</h1></header>` +
+			`<section class="content"><h1>Broken arrows</h1><p>A perfect song by a band from the coast, and a big thanks to a friend for showing it to me.</p></section>` +
+			`</article><div id="reactions"><span>What is your reaction? 0 0 0 reactions</span></div><div id="links"><ul>` + items + `</ul></div></div></body>`,
+			[]string{"a perfect song"}, []string{"reaction", "walnut side table"}, true, 0},
 		{"listing with a story", `<body>` + nav + `<div>` + storyPara + storyPara + `</div><table>` + rows + `</table></body>`,
 			[]string{"the council said"}, []string{"cabinet hardware"}, true, 0},
 	} {
