@@ -156,7 +156,7 @@ func NewIndex(cfg Config) (*Index, error) {
 		x.hz = hz
 		return x, nil
 	}
-	for f, tau := range [numFam]float64{min(cfg.SameSiteTau, cfg.CrossSiteTau), cfg.ShortTau, cfg.BigramsTau, cfg.BigramsTau} {
+	for f, tau := range [numFam]float64{min(cfg.SameSiteTau, cfg.CrossSiteTau), cfg.ShortTau, min(cfg.BigramsTau, cfg.CrossBigramsTau), cfg.BigramsTau} {
 		idx, err := matcher.NewSpotSigs(candidateTau(tau, cfg.FrameFilter))
 		if err != nil {
 			return nil, fmt.Errorf("near: %w", err)
@@ -349,7 +349,7 @@ func (x *Index) match(p *Page) (Match, bool) {
 		// for 3 true ones; with the URL, no false pair and re-capture recall
 		// from 0.943 to 0.975; across sites, 3 more true pairs and no false
 		// one (none either in the corpus's 3.6 million cross-site pairs).
-		return x.matchIn(famBigrams, p.Bigrams, qsite, c.BigramsTau, c.BigramsTau, p.URL, p.Unlikely)
+		return x.matchIn(famBigrams, p.Bigrams, qsite, c.BigramsTau, c.CrossBigramsTau, p.URL, p.Unlikely)
 	}
 	return Match{}, false
 }
@@ -431,7 +431,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		}
 		in, lq, lk := features.Intersection(q, k), q.Len(), k.Len()
 		sim := float64(in) / float64(lq+lk-in)
-		if sim >= tau {
+		if sim >= tau && (f != famBigrams || sim >= x.cfg.BigramsTau || in >= crossBigramsMin && float64(in) >= crossBigramsHeld*float64(min(lq, lk))) {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
 				bestShared, bestLq, bestLk, bestIn = features.SharedKeys(q, k), lq, lk, in

@@ -426,3 +426,64 @@ func TestWholePage(t *testing.T) {
 		t.Fatalf("Page(0) = %+v, %v", p, ok)
 	}
 }
+
+// TestCrossSiteBigrams: a short page of another site whose bigrams hold
+// most of the smaller page's is a duplicate at CrossBigramsTau (a story's
+// main text that took some of its frame); two texts that share a passage,
+// a shared phrase under crossBigramsMin, and pages of one site are held to
+// BigramsTau.
+func TestCrossSiteBigrams(t *testing.T) {
+	keys := func(from, n int) []uint64 {
+		ks := make([]uint64, n)
+		for i := range ks {
+			ks[i] = uint64(from + i)
+		}
+		return ks
+	}
+	page := func(site, url string, ks ...[]uint64) *Page {
+		var all []uint64
+		for _, k := range ks {
+			all = append(all, k...)
+		}
+		slices.Sort(all)
+		return &Page{Site: site, URL: URLKey(url), Bigrams: bagOf(all...)}
+	}
+	story := keys(1000, 30)
+	for _, tc := range []struct {
+		name  string
+		cfg   func(*Config)
+		kept  *Page
+		p     *Page
+		found bool
+	}{
+		// 30 of 62: 0.48, all of the smaller page's.
+		{"the story with another frame's poll", nil, page("blog.example", "http://blog.example/post", story),
+			page("sport.example", "http://sport.example/a?id=1", story, keys(5000, 32)), true},
+		{"the same at --tau-bigrams-cross 0.7", func(c *Config) { c.CrossBigramsTau = 0.7 }, page("blog.example", "http://blog.example/post", story),
+			page("sport.example", "http://sport.example/a?id=1", story, keys(5000, 32)), false},
+		// 18 of 42: 0.43, 0.6 of each page's.
+		{"two texts that share a passage", nil, page("blog.example", "http://blog.example/post", story),
+			page("sport.example", "http://sport.example/a?id=1", keys(1000, 18), keys(5000, 12)), false},
+		// 12 of 29: 0.41, 12 of the smaller page's 14.
+		{"a phrase of a dozen words", nil, page("blog.example", "http://blog.example/post", keys(1000, 27)),
+			page("sport.example", "http://sport.example/a?id=1", keys(1000, 12), keys(5000, 2)), false},
+		{"another page of the site", nil, page("blog.example", "http://blog.example/post", story),
+			page("blog.example", "http://blog.example/other", story, keys(5000, 32)), false},
+		{"a re-capture of the URL", nil, page("blog.example", "http://blog.example/post", story),
+			page("blog.example", "http://blog.example/post", story, keys(5000, 32)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			if tc.cfg != nil {
+				tc.cfg(&cfg)
+			}
+			m, found := matchKept(t, cfg, tc.kept, tc.p)
+			if found != tc.found {
+				t.Fatalf("found %v (%+v), want %v", found, m, tc.found)
+			}
+			if found && (!m.Replace() || m.Relation != CrossSite || m.Method != "bigrams") {
+				t.Fatalf("match %+v: want a replacing cross-site bigram match", m)
+			}
+		})
+	}
+}

@@ -706,6 +706,7 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 	fl.IntVar(&o.ShortSpots, "short-spots", o.ShortSpots, "pages with fewer spot signatures are short and compared by AF-SpotSigs")
 	fl.IntVar(&o.BigramsBelow, "bigrams-below", o.BigramsBelow, "pages with fewer spot signatures are compared by the word bigrams of their main text with earlier captures of the same URL and pages of other sites, and pages with no running text by the bigrams of their whole text with earlier captures of the same URL only (0: never)")
 	fl.Float64Var(&o.BigramsTau, "tau-bigrams", o.BigramsTau, "Jaccard of main-text word bigrams at which a page with few spot signatures duplicates a kept page")
+	fl.Float64Var(&o.CrossBigramsTau, "tau-bigrams-cross", o.CrossBigramsTau, "the same for a kept page of another site, when most of the smaller page's bigrams are in the other's (its main text took some of its frame)")
 	fl.IntVar(&o.MinEvidence, "min-evidence", o.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
 	fl.Float64Var(&o.OtherURLTau, "tau-other-url", o.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
 	fl.IntVar(&o.OwnText, "own-text", o.OwnText, "a near duplicate of a page of the same site replaces it only if fewer than this many of the page's content signatures (about a paragraph), or under 1/32 of them, are not in the kept page; with more the page is kept and reported; across sites, a pair whose two pages each hold this many and a fifth of their own, one of them over half, is kept (0: no limit)")
@@ -722,7 +723,7 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 			fmt.Fprintf(stderr, "warcdedup: --method is spotsigs or henzinger, not %q\n", *method)
 			return exitUsage
 		}
-		for _, tau := range []float64{o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau} {
+		for _, tau := range []float64{o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau, o.CrossBigramsTau} {
 			if tau <= 0 || tau > 1 {
 				fmt.Fprintf(stderr, "warcdedup: thresholds are in (0, 1], not %v\n", tau)
 				return exitUsage

@@ -53,8 +53,8 @@ func recordKey(file string, off int64) string { return dedup.RecordKey(file, off
 // settings are the options Map and Judge must share: the decision of a
 // record depends on them all.
 func settings(o dedup.Options) string {
-	return fmt.Sprintf("min-size=%d near=%d lenient=%t no-verify=%t tau=%g/%g/%g/%g frame-filter=%t min-evidence=%d tau-other-url=%g own-text=%d %s",
-		o.MinSize, o.Near, o.Lenient, o.NoVerify, o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau,
+	return fmt.Sprintf("min-size=%d near=%d lenient=%t no-verify=%t tau=%g/%g/%g/%g/%g frame-filter=%t min-evidence=%d tau-other-url=%g own-text=%d %s",
+		o.MinSize, o.Near, o.Lenient, o.NoVerify, o.SameSiteTau, o.ShortTau, o.CrossSiteTau, o.BigramsTau, o.CrossBigramsTau,
 		o.FrameFilter, o.MinEvidence, o.OtherURLTau, o.OwnText, index.Analysis(o.Config))
 }
 
