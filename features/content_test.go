@@ -70,6 +70,9 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council", "ferry"}, nil, true},
 		{"a page about cookies is not a cookie banner", `<body><div class="panel-display" id="cookies-policy">` + storyPara + `</div></body>`,
 			[]string{"council", "ferry"}, nil, true},
+		{"a modal's form is not the story", `<body>` + storyPara + `<div class="none"><div id="email-modal"><h1>Email this post to a friend</h1>` +
+			`<form><p><em>Separate multiple emails with a comma, and you can send it to five of your friends at most.</em></p></form></div></div></body>`,
+			[]string{"council", "ferry"}, []string{"separate", "friends"}, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
 		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,
