@@ -132,8 +132,9 @@ const defaultOwnText = 20
 // that shares most of its text: a blog's front page with a new post above
 // the posts it showed before, two posts of one blog whose pages each show
 // the blog's recent posts in full. Across sites, what main text leaves of
-// two frames differs more: twoDocuments holds such pairs to more. Word bigrams (short pages) are one a word, not one a few words as
-// spot signatures are, and are compared at 0.7 within captures of one URL:
+// two frames differs more: twoDocuments holds such pairs to more. Word
+// bigrams (short pages) are one a word, not one a few words as spot
+// signatures are, and are compared at 0.7 within captures of one URL:
 // SpotSigs only.
 func (x *Index) ownText(m *Match) bool {
 	return x.cfg.OwnText > 0 && m.Relation == SameSite && m.Method == famMethod[famSpots] &&
