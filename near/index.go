@@ -349,9 +349,20 @@ func (x *Index) match(p *Page) (Match, bool) {
 		// for 3 true ones; with the URL, no false pair and re-capture recall
 		// from 0.943 to 0.975; across sites, 3 more true pairs and no false
 		// one (none either in the corpus's 3.6 million cross-site pairs).
-		return x.matchIn(famBigrams, p.Bigrams, qsite, c.BigramsTau, c.CrossBigramsTau, p.URL, p.Unlikely)
+		return x.matchIn(famBigrams, p.Bigrams, qsite, c.BigramsTau, min(c.BigramsTau, c.CrossBigramsTau), p.URL, p.Unlikely)
 	}
 	return Match{}, false
+}
+
+// crossBigramsTau is the threshold of a bigram pair of two sites that
+// share in of their lq and lk bigrams: Config.CrossBigramsTau when the
+// smaller page's are mostly in the other's (crossBigramsHeld, and at least
+// crossBigramsMin), Config.BigramsTau otherwise.
+func (x *Index) crossBigramsTau(in, lq, lk int) float64 {
+	if in >= crossBigramsMin && float64(in) >= crossBigramsHeld*float64(min(lq, lk)) {
+		return x.cfg.CrossBigramsTau
+	}
+	return x.cfg.BigramsTau
 }
 
 // sameURL says whether kept page d is a capture of the query's URL.
@@ -431,7 +442,10 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		}
 		in, lq, lk := features.Intersection(q, k), q.Len(), k.Len()
 		sim := float64(in) / float64(lq+lk-in)
-		if sim >= tau && (f != famBigrams || sim >= x.cfg.BigramsTau || in >= crossBigramsMin && float64(in) >= crossBigramsHeld*float64(min(lq, lk))) {
+		if f == famBigrams && kd.site != qsite {
+			tau = x.crossBigramsTau(in, lq, lk)
+		}
+		if sim >= tau {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
 				bestShared, bestLq, bestLk, bestIn = features.SharedKeys(q, k), lq, lk, in

@@ -467,6 +467,9 @@ func TestCrossSiteBigrams(t *testing.T) {
 		// 12 of 29: 0.41, 12 of the smaller page's 14.
 		{"a phrase of a dozen words", nil, page("blog.example", "http://blog.example/post", keys(1000, 27)),
 			page("sport.example", "http://sport.example/a?id=1", keys(1000, 12), keys(5000, 2)), false},
+		// 10 of 14: 0.71, under crossBigramsMin but over BigramsTau.
+		{"a short pair over --tau-bigrams", nil, page("blog.example", "http://blog.example/post", keys(1000, 12)),
+			page("sport.example", "http://sport.example/a?id=1", keys(1000, 10), keys(5000, 2)), true},
 		{"another page of the site", nil, page("blog.example", "http://blog.example/post", story),
 			page("blog.example", "http://blog.example/other", story, keys(5000, 32)), false},
 		{"a re-capture of the URL", nil, page("blog.example", "http://blog.example/post", story),
