@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/flate"
@@ -112,7 +113,9 @@ type Payload struct {
 // is known (nil keeps nothing), so that only pages worth analysing are held.
 // Memory is bounded by MaxHTTPHead plus what keep returns, whatever the block's size.
 func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error) {
-	buf := make([]byte, 0, 32<<10)
+	rb := readBufPool.Get().(*readBufs)
+	defer readBufPool.Put(rb)
+	buf := rb.head[:0]
 	var resp *HTTPResponse
 	for resp == nil {
 		if len(buf) == cap(buf) {
@@ -158,9 +161,9 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	}
 	body := make([]byte, 0, min(keep, hint))
 	body = append(body, first[:min(len(first), keep)]...)
-	var tmp [32 << 10]byte
+	tmp := rb.tmp[:]
 	for {
-		n, err := r.Read(tmp[:])
+		n, err := r.Read(tmp)
 		if n > 0 {
 			h.Write(tmp[:n])
 			h2.Write(tmp[:n])
@@ -182,6 +185,15 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	p.Cut = int64(len(body)) < p.Length
 	return p, nil
 }
+
+// readBufs are ReadPayload's buffers, for the head and for the body's reads,
+// reused from record to record: nothing of them outlives the call (the head,
+// the fields and the body kept are copies). Made for each record, they cost
+// 0.4 s of a 16.4 s map task, most of it clearing new memory (a CPU profile
+// of `warcdedup map` over a 413 MB file of the scaled benchmark set).
+type readBufs struct{ head, tmp [32 << 10]byte }
+
+var readBufPool = sync.Pool{New: func() any { return new(readBufs) }}
 
 // Decode returns the payload's entity for analysis: chunked transfer coding removed
 // and gzip, deflate or br content coding decoded, at most max bytes (a bound against
