@@ -395,7 +395,11 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			e.nfkc[i] = b + 'a' - 'A'
 		}
 	}
-	if c != customIdx && !bs.body.on && len(e.nfkc) > 0 && bodyName(e.nfkc) {
+	var names uint16 // which name tests can hold (containerNames)
+	if len(e.nfkc) > 0 {
+		names = containerNames.classes(e.nfkc)
+	}
+	if c != customIdx && !bs.body.on && names&nameBody != 0 && bodyName(e.nfkc) {
 		bs.body.start(c, bs.depth[c])
 		bs.body.nest = bs.nest.n
 		bs.sawBody = true
@@ -419,7 +423,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	if bs.unlikely.on && bs.consent.on {
 		return
 	}
-	if !bs.consent.on && (popover || len(e.nfkc) > 0 && consentName(e.nfkc)) {
+	if !bs.consent.on && (popover || names&(nameConsent|nameCookie) != 0 && consentName(e.nfkc)) {
 		bs.consent.start(c, bs.depth[c])
 		bs.consent.nest = bs.nest.n
 		e.cut()
@@ -431,7 +435,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		// A container named as content inside one named as furniture: an
 		// unclosed header that holds the rest of the page. Only the
 		// content fallback reads it (contentFallback).
-		if !bs.positive.on && len(e.nfkc) > 0 && positiveName(e.nfkc) && !unlikelyName(e.nfkc) {
+		if !bs.positive.on && names&namePositive != 0 && !unlikelyClasses(names) {
 			bs.positive.start(c, bs.depth[c])
 			bs.positive.nest = bs.nest.n
 			bs.positiveIn = true
@@ -439,11 +443,11 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		}
 		return
 	}
-	if c == asideIdx && !positiveName(e.nfkc) || len(e.nfkc) > 0 && unlikelyName(e.nfkc) {
+	if c == asideIdx && names&namePositive == 0 || unlikelyClasses(names) {
 		bs.unlikely.start(c, bs.depth[c])
 		bs.unlikely.nest = bs.nest.n
 		e.cut()
-	} else if !bs.positive.on && len(e.nfkc) > 0 && positiveName(e.nfkc) {
+	} else if !bs.positive.on && names&namePositive != 0 {
 		bs.positive.start(c, bs.depth[c])
 		bs.positive.nest = bs.nest.n
 		bs.positiveIn = false
@@ -457,6 +461,26 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 func positiveName(l []byte) bool { return positiveNames.in(l) }
 
 var positiveNames = newWordSet("article", "content", "entry", "main", "post", "story")
+
+// containerNames reads a container's class and id for every name test in
+// one pass (classSet): the bits are nameOK ... nameBody, in this order.
+var containerNames = newClassSet(okNames, unlikelyNames, positiveNames, consentNames,
+	newWordSet("cookie"), newWordSet("content", "body", "text", "entry"))
+
+// The name tests' bits in containerNames.classes: a word of okNames, of
+// unlikelyNames, of positiveNames, of consentNames, "cookie" (consentName
+// reads such names further), a word of bodyNames' groups (bodyName does).
+const (
+	nameOK uint16 = 1 << iota
+	nameUnlikely
+	namePositive
+	nameConsent
+	nameCookie
+	nameBody
+)
+
+// unlikelyClasses is unlikelyName from containerNames' bits.
+func unlikelyClasses(m uint16) bool { return m&nameOK == 0 && m&nameUnlikely != 0 }
 
 // cut ends the current block at the end of the text.
 func (e *Extractor) cut() {

@@ -9,6 +9,7 @@ package features
 type wordSet struct {
 	first [256][]string
 	min   int // length of the shortest word
+	words []string
 }
 
 // newWordSet makes the set of words (non-empty).
@@ -21,6 +22,7 @@ func newWordSet(words ...string) *wordSet {
 		s.first[w[0]] = append(s.first[w[0]], w)
 		s.min = min(s.min, len(w))
 	}
+	s.words = words
 	return s
 }
 
@@ -34,4 +36,74 @@ func (s *wordSet) in(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// classSet scans for the words of several wordSets at once: classes says
+// which sets have a word in b, in one pass where asking each set would
+// take one pass a set. A container's class and id are read by six sets
+// (containerNames), most often to find none of their words. Words are
+// found by their first two bytes, so that most positions are passed by
+// one table read.
+type classSet struct {
+	first2 [1 << 16]uint8 // index+1 in lists of the words that start with these two bytes
+	lists  [][]classWord
+	min    int
+}
+
+// classWord is a word and the sets (bit i: the i-th set) that hold it.
+type classWord struct {
+	w string
+	m uint16
+}
+
+// newClassSet makes the classSet of sets: bit i of classes is sets[i].
+// Words are of two bytes or more.
+func newClassSet(sets ...*wordSet) *classSet {
+	if len(sets) > 16 {
+		panic("features: more than 16 sets in a classSet")
+	}
+	c := &classSet{min: 1 << 30}
+	for i, set := range sets {
+	words:
+		for _, w := range set.words {
+			if len(w) < 2 {
+				panic("features: a word of one byte in a classSet")
+			}
+			k := int(w[0])<<8 | int(w[1])
+			if c.first2[k] == 0 {
+				if len(c.lists) == 255 {
+					panic("features: too many word prefixes in a classSet")
+				}
+				c.lists = append(c.lists, nil)
+				c.first2[k] = uint8(len(c.lists))
+			}
+			l := &c.lists[c.first2[k]-1]
+			for j := range *l {
+				if cw := &(*l)[j]; cw.w == w {
+					cw.m |= 1 << i
+					continue words
+				}
+			}
+			*l = append(*l, classWord{w, 1 << i})
+			c.min = min(c.min, len(w))
+		}
+	}
+	return c
+}
+
+// classes returns the sets that hold a word found in b.
+func (c *classSet) classes(b []byte) uint16 {
+	var m uint16
+	for i := 0; i+c.min <= len(b); i++ {
+		x := c.first2[int(b[i])<<8|int(b[i+1])]
+		if x == 0 {
+			continue
+		}
+		for _, cw := range c.lists[x-1] {
+			if len(b)-i >= len(cw.w) && string(b[i:i+len(cw.w)]) == cw.w {
+				m |= cw.m
+			}
+		}
+	}
+	return m
 }

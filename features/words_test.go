@@ -63,6 +63,43 @@ func TestWordSet(t *testing.T) {
 	}
 }
 
+// TestContainerNames holds containerNames' one pass to the name tests it
+// stands for, on names pieced together from their words at random.
+func TestContainerNames(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"side", "bar", "com", "ment", "pag", "ination", "foot", "er", "con", "sent", "-", "_", " ",
+		"ad", "-ad-", "main", "x", "cookie", "notice", "post", "entry", "story", "header", "ban", "ner", "gd", "pr",
+		"content", "body", "text", "article", "and", "modal", "drop", "down", "tag-", "one", "trust", "-body", "cook", "ie"}
+	for i := 0; i < 20000; i++ {
+		var b []byte
+		for n := r.IntN(6); n >= 0; n-- {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		m := containerNames.classes(b)
+		for _, c := range []struct {
+			bit  uint16
+			want bool
+		}{
+			{nameOK, okNames.in(b)}, {nameUnlikely, unlikelyNames.in(b)}, {namePositive, positiveName(b)},
+			{nameConsent, consentNames.in(b)}, {nameCookie, bytes.Contains(b, []byte("cookie"))},
+			{nameBody, naiveIn(b, []string{"content", "body", "text", "entry"})},
+		} {
+			if got := m&c.bit != 0; got != c.want {
+				t.Fatalf("classes(%q) bit %b = %v, want %v", b, c.bit, got, c.want)
+			}
+		}
+		if unlikelyClasses(m) != unlikelyName(b) {
+			t.Fatalf("unlikelyClasses(%q) differs from unlikelyName", b)
+		}
+		if m&nameBody == 0 && bodyName(b) {
+			t.Fatalf("bodyName(%q) with no body word", b)
+		}
+		if m&(nameConsent|nameCookie) == 0 && consentName(b) {
+			t.Fatalf("consentName(%q) with no consent word", b)
+		}
+	}
+}
+
 func BenchmarkNames(b *testing.B) {
 	names := [][]byte{[]byte("filtering-and-pagination_product-column__znbht "), []byte("col-md-8 col-sm-12 "),
 		[]byte("wp-block-group is-layout-flow "), []byte("site-header__inner container "), []byte("post-12345 type-post status-publish ")}
@@ -71,6 +108,18 @@ func BenchmarkNames(b *testing.B) {
 			unlikelyName(n)
 			consentName(n)
 			positiveName(n)
+			bodyName(n)
+		}
+	}
+}
+
+// BenchmarkContainerNames: the same names read by containerNames' one pass.
+func BenchmarkContainerNames(b *testing.B) {
+	names := [][]byte{[]byte("filtering-and-pagination_product-column__znbht "), []byte("col-md-8 col-sm-12 "),
+		[]byte("wp-block-group is-layout-flow "), []byte("site-header__inner container "), []byte("post-12345 type-post status-publish ")}
+	for b.Loop() {
+		for _, n := range names {
+			containerNames.classes(n)
 		}
 	}
 }
