@@ -239,7 +239,8 @@ func containerIdx(name []byte) int {
 	return -1
 }
 
-// unlikelyName says whether an element's class and id values (lower case) name page
+// unlikelyName says whether an element's class and id values (lower case, read by
+// containerNames into m) name page
 // furniture: Readability's unlikely-candidate words (mozilla/readability,
 // REGEXPS.unlikelyCandidates), unless a word naming content is there too
 // (okMaybeItsACandidate, "and" included as there: "sidebar-and-content"). Sidebars of a blog carry whole sentences ("if you
@@ -258,7 +259,7 @@ func containerIdx(name []byte) int {
 // guide. With the word and without: wcxb 0.8051 and 0.8040 (collections
 // 0.684 and 0.676, products 0.655 and 0.653), dragnet 0.8848 and 0.8846,
 // the others the same.
-func unlikelyName(l []byte) bool { return !okNames.in(l) && unlikelyNames.in(l) }
+func unlikelyName(m uint16) bool { return m&nameOK == 0 && m&nameUnlikely != 0 }
 
 var (
 	okNames       = newWordSet("and", "article", "body", "column", "content", "main", "shadow")
@@ -435,7 +436,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		// A container named as content inside one named as furniture: an
 		// unclosed header that holds the rest of the page. Only the
 		// content fallback reads it (contentFallback).
-		if !bs.positive.on && names&namePositive != 0 && !unlikelyClasses(names) {
+		if !bs.positive.on && positiveName(names) && !unlikelyName(names) {
 			bs.positive.start(c, bs.depth[c])
 			bs.positive.nest = bs.nest.n
 			bs.positiveIn = true
@@ -443,11 +444,11 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		}
 		return
 	}
-	if c == asideIdx && names&namePositive == 0 || unlikelyClasses(names) {
+	if c == asideIdx && !positiveName(names) || unlikelyName(names) {
 		bs.unlikely.start(c, bs.depth[c])
 		bs.unlikely.nest = bs.nest.n
 		e.cut()
-	} else if !bs.positive.on && names&namePositive != 0 {
+	} else if !bs.positive.on && positiveName(names) {
 		bs.positive.start(c, bs.depth[c])
 		bs.positive.nest = bs.nest.n
 		bs.positiveIn = false
@@ -455,10 +456,11 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 }
 
-// positiveName says whether class and id values (lower case) name the content: some of
+// positiveName says whether class and id values (lower case, read by containerNames
+// into m) name the content: some of
 // Readability's positive words (REGEXPS.positive), those that name a story's
 // container rather than any part of a page.
-func positiveName(l []byte) bool { return positiveNames.in(l) }
+func positiveName(m uint16) bool { return m&namePositive != 0 }
 
 var positiveNames = newWordSet("article", "content", "entry", "main", "post", "story")
 
@@ -478,9 +480,6 @@ const (
 	nameCookie
 	nameBody
 )
-
-// unlikelyClasses is unlikelyName from containerNames' bits.
-func unlikelyClasses(m uint16) bool { return m&nameOK == 0 && m&nameUnlikely != 0 }
 
 // cut ends the current block at the end of the text.
 func (e *Extractor) cut() {

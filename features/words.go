@@ -2,7 +2,7 @@ package features
 
 // wordSet finds any of a fixed set of ASCII substrings in a byte string in
 // one pass: the class and id names of every container element of every page
-// are tested against dozens of words (unlikelyName, consentName), and a
+// are tested against dozens of words (containerNames, consentName), and a
 // bytes.Contains for each word cost a tenth of the page analysis. The words
 // are grouped by their first byte, so that a position is compared with the
 // few words that can start there.
