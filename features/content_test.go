@@ -73,6 +73,17 @@ func TestMainTextBlocks(t *testing.T) {
 		{"a modal's form is not the story", `<body>` + storyPara + `<div class="none"><div id="email-modal"><h1>Email this post to a friend</h1>` +
 			`<form><p><em>Separate multiple emails with a comma, and you can send it to five of your friends at most.</em></p></form></div></div></body>`,
 			[]string{"council", "ferry"}, []string{"separate", "friends"}, true},
+		{"an author's bio box is not the story (freelanceswitch.com's about_author)", `<body>` + menu + `<div class="post"><h1>Unacceptable excuses</h1><p>Once a week, we feature a freelance-themed comic from the talented N.C. Winters.</p></div>` +
+			`<div class="about_author"><p><em>N.C. Winters is always drawing. When he isn't making comics, doodling or working as a freelance graphic artist, he spends his time painting pretty pictures for galleries from his home studio.</em></p></div></body>`,
+			[]string{"comic", "week"}, []string{"doodling", "galleries"}, true},
+		{"a share bar's sentence is not the story", `<body>` + storyPara + `<div class="share-tools"><p>Tell your friends and family about this story, and let them know what you think of it where you talk with them.</p></div></body>`,
+			[]string{"council", "ferry"}, []string{"friends", "family"}, true},
+		{"an overlay's sentence is not the story", `<body>` + storyPara + `<div class="page-overlay"><p>You have read all of the free stories you can read this month, so please sign in to go on reading them.</p></div></body>`,
+			[]string{"council", "ferry"}, []string{"month", "sign"}, true},
+		{"a button group's sentence is not the story", `<body>` + storyPara + `<div class="story-buttons"><p>The rest of the story is on the partner site, where all of the photos of the work on the new bridge can be seen as well.</p></div></body>`,
+			[]string{"council", "ferry"}, []string{"partner", "photos"}, true},
+		{"a subscription box is not the story", `<body>` + storyPara + `<div id="subscribe-box"><p>Get the best of the stories of the day in your inbox every morning, and a letter from the editor at the weekend.</p></div></body>`,
+			[]string{"council", "ferry"}, []string{"inbox", "editor"}, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
 		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,

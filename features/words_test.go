@@ -69,7 +69,8 @@ func TestContainerNames(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	pieces := []string{"side", "bar", "com", "ment", "pag", "ination", "foot", "er", "con", "sent", "-", "_", " ",
 		"ad", "-ad-", "main", "x", "cookie", "notice", "post", "entry", "story", "header", "ban", "ner", "gd", "pr",
-		"content", "body", "text", "article", "and", "modal", "drop", "down", "tag-", "one", "trust", "-body", "cook", "ie"}
+		"content", "body", "text", "article", "and", "modal", "drop", "down", "tag-", "one", "trust", "-body", "cook", "ie",
+		"share", "over", "lay", "but", "ton", "sub", "scribe", "about", "author", "bio", "box"}
 	for i := 0; i < 20000; i++ {
 		var b []byte
 		for n := r.IntN(6); n >= 0; n-- {
