@@ -31,6 +31,7 @@ type block struct {
 	heading    bool  // text inside h1-h6 or title
 	chrome     bool  // text inside nav, footer, aside, form controls
 	unlikely   bool  // text inside a container named as furniture (unlikelyName)
+	comment    bool  // ... by a comment word alone (commentOnly), a discussion's posts on a discussion page
 	positive   bool  // text inside a container named as content (positiveName)
 	positiveIn bool  // ... that is inside one named as furniture (see contentFallback)
 	body       bool  // text inside a container named as a story's body (bodyName)
@@ -161,6 +162,11 @@ type blockState struct {
 	// each container element, and the one open unlikely region, if any.
 	depth    [len(containers)]int
 	unlikely region
+	// unlikelyComment: the unlikely region's container is named by a
+	// comment word alone (commentOnly); furnIn is the one open region of
+	// a container inside it named as furniture otherwise (discussion.go).
+	unlikelyComment bool
+	furnIn          region
 	// The one open region of a container named as a consent dialog
 	// (consentName) or with the popover attribute: its text is chrome.
 	consent region
@@ -271,13 +277,15 @@ func containerIdx(name []byte) int {
 // copies on other sites unfindable. With the words and without: wcxb
 // 0.8058 and 0.8051, scrapinghub-aeb 0.9243 and 0.9213, dragnet 0.8858 and
 // 0.8848, mozilla-readability 0.9112 and 0.9103, chinese-wced 0.8834 and
-// 0.8830, l3s-gn1 0.9209 and 0.9207, the others the same.
-func unlikelyName(m uint16) bool { return m&nameOK == 0 && m&nameUnlikely != 0 }
+// 0.8830, l3s-gn1 0.9209 and 0.9207, the others the same. Readability's
+// words for comment sections are commentNames, apart: a discussion page
+// keeps such containers (discussion.go).
+func unlikelyName(m uint16) bool { return m&nameOK == 0 && m&(nameUnlikely|nameComment) != 0 }
 
 var (
 	okNames       = newWordSet("and", "article", "body", "column", "content", "main", "shadow")
-	unlikelyNames = newWordSet("-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
-		"disqus", "extra", "footer", "header", "legends", "menu", "related", "remark", "replies", "rss",
+	unlikelyNames = newWordSet("-ad-", "banner", "breadcrumbs", "combx", "cover-wrap",
+		"disqus", "extra", "footer", "header", "legends", "menu", "related", "rss",
 		"shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate",
 		"pagination", "pager", "popup", "dropdown", "modal",
 		"about_author", "about-author", "aboutauthor", "author-bio", "author_bio", "authorbio", "author-box",
@@ -362,7 +370,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	}
 	bs := &e.bs
 	if !open {
-		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive, &bs.body} {
+		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.furnIn, &bs.positive, &bs.body} {
 			if r.ends(c, bs.depth[c]) {
 				e.cut()
 			}
@@ -387,6 +395,8 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 			if string(v) == "articleBody" {
 				e.nfkc = append(e.nfkc, "articlebody "...)
 			}
+		case "itemtype":
+			e.discussion = e.discussion || discussionItemtype(v)
 		case "role":
 			role = landmark(v)
 			popover = popover || dialogRole(v)
@@ -448,6 +458,12 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 		return
 	}
 	if bs.unlikely.on {
+		if bs.unlikelyComment && !bs.furnIn.on && (c == asideIdx && !positiveName(names) ||
+			unlikelyName(names) && !commentOnly(names)) {
+			bs.furnIn.start(c, bs.depth[c])
+			bs.furnIn.nest = bs.nest.n
+			e.cut()
+		}
 		// A container named as content inside one named as furniture: an
 		// unclosed header that holds the rest of the page. Only the
 		// content fallback reads it (contentFallback).
@@ -462,6 +478,7 @@ func (e *Extractor) containerTag(z tokenSource, name []byte, open bool) {
 	if c == asideIdx && !positiveName(names) || unlikelyName(names) {
 		bs.unlikely.start(c, bs.depth[c])
 		bs.unlikely.nest = bs.nest.n
+		bs.unlikelyComment = c != asideIdx && commentOnly(names)
 		e.cut()
 	} else if !bs.positive.on && positiveName(names) {
 		bs.positive.start(c, bs.depth[c])
@@ -482,11 +499,12 @@ var positiveNames = newWordSet("article", "content", "entry", "main", "post", "s
 // containerNames reads a container's class and id for every name test in
 // one pass (classSet): the bits are nameOK ... nameBody, in this order.
 var containerNames = newClassSet(okNames, unlikelyNames, positiveNames, consentNames,
-	newWordSet("cookie"), newWordSet("content", "body", "text", "entry"))
+	newWordSet("cookie"), newWordSet("content", "body", "text", "entry"), commentNames)
 
 // The name tests' bits in containerNames.classes: a word of okNames, of
 // unlikelyNames, of positiveNames, of consentNames, "cookie" (consentName
-// reads such names further), a word of bodyNames' groups (bodyName does).
+// reads such names further), a word of bodyNames' groups (bodyName does),
+// a word of commentNames.
 const (
 	nameOK uint16 = 1 << iota
 	nameUnlikely
@@ -494,6 +512,7 @@ const (
 	nameConsent
 	nameCookie
 	nameBody
+	nameComment
 )
 
 // cut ends the current block at the end of the text.
@@ -592,6 +611,7 @@ func (e *Extractor) blockText(n0 int) {
 	}
 	if e.bs.unlikely.on {
 		b.unlikely = true
+		b.comment = e.bs.unlikelyComment && !e.bs.furnIn.on
 	}
 	if e.bs.positive.on {
 		b.positive = true
@@ -617,6 +637,14 @@ func (e *Extractor) mainText() bool {
 	bs := e.blocks
 	if len(bs) == 0 {
 		return false
+	}
+	if e.discussion {
+		// A discussion's posts are its content (discussion.go).
+		for i := range bs {
+			if bs[i].comment {
+				bs[i].unlikely = false
+			}
+		}
 	}
 	cls := e.cls[:0]
 	st := e.bstat[:0]

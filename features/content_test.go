@@ -38,6 +38,9 @@ func mainTextWords(t *testing.T, page string) (string, bool) {
 	return strings.TrimSpace(sb.String()), d.MainText
 }
 
+// replyPara is a forum reply, or a reader's comment.
+const replyPara = `<p>I had the same trouble with the bridge last winter, and the ferry was the only way across the river for a month.</p>`
+
 const storyPara = `<p>The council said on Tuesday that the new bridge would be finished by the end of the year, and that the old one would be closed to traffic while the work was done. Residents have been asked to use the ferry.</p>`
 
 func TestMainTextBlocks(t *testing.T) {
@@ -84,6 +87,19 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council", "ferry"}, []string{"partner", "photos"}, true},
 		{"a subscription box is not the story", `<body>` + storyPara + `<div id="subscribe-box"><p>Get the best of the stories of the day in your inbox every morning, and a letter from the editor at the weekend.</p></div></body>`,
 			[]string{"council", "ferry"}, []string{"inbox", "editor"}, true},
+		{"readers' comments are not the story", `<body>` + storyPara + `<div class="comment">` + replyPara + `</div></body>`,
+			[]string{"council", "ferry"}, []string{"trouble", "winter"}, true},
+		{"a discussion's replies are its content (JSON-LD)", `<head><script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script></head><body>` +
+			storyPara + `<div class="comment">` + replyPara + `</div></body>`,
+			[]string{"council", "trouble", "winter"}, nil, true},
+		{"... (microdata)", `<body><div itemscope itemtype="https://schema.org/QAPage">` + storyPara + `<div class="replies">` + replyPara + `</div></div></body>`,
+			[]string{"council", "trouble", "winter"}, nil, true},
+		{"... (a forum platform's generator)", `<head><meta name="generator" content="vBulletin 4.2.5"></head><body>` + storyPara +
+			`<section id="comments">` + replyPara + `</section></body>`,
+			[]string{"council", "trouble", "winter"}, nil, true},
+		{"... but furniture inside them is not", `<head><meta name="generator" content="XenForo"></head><body>` + storyPara +
+			`<div class="comment">` + replyPara + `<div class="comment-sidebar"><p>Members who posted in this thread over the last year of the forum are listed in the members page.</p></div></div></body>`,
+			[]string{"council", "trouble"}, []string{"members", "listed"}, true},
 		{"only menus: no main text, all words kept", `<body>` + menu + `</body>`,
 			[]string{"home", "news", "sport"}, nil, false},
 		{"an unclosed <a> does not make the rest of the page a link", `<body><a name="top"><a href="/x">Home</a>` + storyPara + `</body>`,

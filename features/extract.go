@@ -61,12 +61,15 @@ type Extractor struct {
 	// shop: the page's markup says it is a shop page (shop.go); ldJSON:
 	// the script being skipped is JSON-LD.
 	shop, ldJSON bool
-	fw           map[uint64]int32 // word counts, then the page's function words (pageStops)
-	places       map[place]int32  // good blocks opening a container at each place (siblings)
-	fwTop        []fwCount
-	qbuf         []byte
-	qoff         []int32
-	mins         [84]uint64
+	// discussion: the page says it is a forum thread or a question's
+	// page (discussion.go).
+	discussion bool
+	fw         map[uint64]int32 // word counts, then the page's function words (pageStops)
+	places     map[place]int32  // good blocks opening a container at each place (siblings)
+	fwTop      []fwCount
+	qbuf       []byte
+	qoff       []int32
+	mins       [84]uint64
 }
 
 // imgRef is an IMG tag's term and where in the text it occurred.
@@ -330,7 +333,7 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{}
-	e.shop, e.ldJSON = false, false
+	e.shop, e.ldJSON, e.discussion = false, false, false
 	return e.tokenLoop(z, pageURL, false)
 }
 
@@ -362,8 +365,13 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 		case html.TextToken:
 			// Text is read once: x/net/html's Tokenizer gives it only once.
 			t := z.Text()
-			if skip == "script" && e.ldJSON && !e.shop {
-				e.shop = shopJSONLD(t)
+			if skip == "script" && e.ldJSON {
+				if !e.shop {
+					e.shop = shopJSONLD(t)
+				}
+				if !e.discussion {
+					e.discussion = discussionJSONLD(t)
+				}
 			}
 			if skip == "noscript" && !nested && len(t) >= noscriptMinBytes {
 				if e.nsc == nil {
@@ -407,11 +415,13 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 			case "script", "style", "noscript":
 				if tt == html.StartTagToken {
 					skip = rawSkip(name)
-					e.ldJSON = skip == "script" && !e.shop && scriptIsJSONLD(z)
+					e.ldJSON = skip == "script" && (!e.shop || !e.discussion) && scriptIsJSONLD(z)
 				}
 			case "meta":
-				if !e.shop {
-					e.shop = metaShop(z)
+				if !e.shop || !e.discussion {
+					shop, discussion := metaKind(z)
+					e.shop = e.shop || shop
+					e.discussion = e.discussion || discussion
 				}
 			case "img":
 				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {

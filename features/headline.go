@@ -151,7 +151,7 @@ func (e *Extractor) nestTag(name []byte, open bool, chrome0 int) {
 		chrome0 = min(chrome0, int(s.ended))
 		// A region whose element was inside a popped container ends too.
 		bs := &e.bs
-		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.positive, &bs.body} {
+		for _, r := range [...]*region{&bs.roleMain, &bs.outRole, &bs.consent, &bs.unlikely, &bs.furnIn, &bs.positive, &bs.body} {
 			if r.on && s.n <= r.nest {
 				r.on = false
 				e.cut()

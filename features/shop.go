@@ -54,20 +54,25 @@ func scriptIsJSONLD(z tokenSource) bool {
 	return false
 }
 
-// metaShop says whether a meta tag is Open Graph's og:type of a product.
-func metaShop(z tokenSource) bool {
-	og, product := false, false
+// metaKind reads a meta tag: shop says it is Open Graph's og:type of a
+// product, discussion that it names a forum platform as the page's
+// generator (discussionGenerator).
+func metaKind(z tokenSource) (shop, discussion bool) {
+	og, product, generator := false, false, false
+	var content []byte
 	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		switch string(k) {
 		case "property", "name":
 			og = og || bytes.EqualFold(v, []byte("og:type"))
+			generator = generator || bytes.EqualFold(v, []byte("generator"))
 		case "content":
 			product = len(v) >= 7 && bytes.EqualFold(v[:7], []byte("product"))
+			content = v
 		}
 	}
-	return og && product
+	return og && product, generator && discussionGenerator(content)
 }
 
 // shopButtons are the texts of a shop's buttons (lower case).

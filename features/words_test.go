@@ -43,12 +43,13 @@ func TestWordSet(t *testing.T) {
 		words []string
 	}{
 		{okNames, []string{"and", "article", "body", "column", "content", "main", "shadow"}},
-		{unlikelyNames, []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap",
-			"disqus", "extra", "footer", "header", "legends", "menu", "related", "remark", "replies", "rss",
+		{unlikelyNames, []string{"-ad-", "banner", "breadcrumbs", "combx", "cover-wrap",
+			"disqus", "extra", "footer", "header", "legends", "menu", "related", "rss",
 			"shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate",
 			"pagination", "pager", "popup"}},
 		{consentNames, []string{"consent", "gdpr", "onetrust", "optanon", "didomi", "usercentrics", "cookiebot"}},
 		{positiveNames, []string{"article", "content", "entry", "main", "post", "story"}},
+		{commentNames, []string{"comment", "replies", "community", "remark"}},
 	}
 	for i := 0; i < 20000; i++ {
 		var b []byte
@@ -70,7 +71,8 @@ func TestContainerNames(t *testing.T) {
 	pieces := []string{"side", "bar", "com", "ment", "pag", "ination", "foot", "er", "con", "sent", "-", "_", " ",
 		"ad", "-ad-", "main", "x", "cookie", "notice", "post", "entry", "story", "header", "ban", "ner", "gd", "pr",
 		"content", "body", "text", "article", "and", "modal", "drop", "down", "tag-", "one", "trust", "-body", "cook", "ie",
-		"share", "over", "lay", "but", "ton", "sub", "scribe", "about", "author", "bio", "box"}
+		"share", "over", "lay", "but", "ton", "sub", "scribe", "about", "author", "bio", "box",
+		"comment", "com", "mun", "ity", "replies", "re", "mark"}
 	for i := 0; i < 20000; i++ {
 		var b []byte
 		for n := r.IntN(6); n >= 0; n-- {
@@ -84,13 +86,17 @@ func TestContainerNames(t *testing.T) {
 			{nameOK, okNames.in(b)}, {nameUnlikely, unlikelyNames.in(b)}, {namePositive, positiveNames.in(b)},
 			{nameConsent, consentNames.in(b)}, {nameCookie, bytes.Contains(b, []byte("cookie"))},
 			{nameBody, naiveIn(b, []string{"content", "body", "text", "entry"})},
+			{nameComment, commentNames.in(b)},
 		} {
 			if got := m&c.bit != 0; got != c.want {
 				t.Fatalf("classes(%q) bit %b = %v, want %v", b, c.bit, got, c.want)
 			}
 		}
-		if unlikelyName(m) != (!okNames.in(b) && unlikelyNames.in(b)) {
+		if unlikelyName(m) != (!okNames.in(b) && (unlikelyNames.in(b) || commentNames.in(b))) {
 			t.Fatalf("unlikelyName(%q) differs from its words' scans", b)
+		}
+		if commentOnly(m) != (!okNames.in(b) && !unlikelyNames.in(b) && commentNames.in(b)) {
+			t.Fatalf("commentOnly(%q) differs from its words' scans", b)
 		}
 		if m&nameBody == 0 && bodyName(b) {
 			t.Fatalf("bodyName(%q) with no body word", b)
