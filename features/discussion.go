@@ -37,22 +37,8 @@ func commentOnly(m uint16) bool {
 var discussionTypes = [][]byte{[]byte(`"DiscussionForumPosting"`), []byte(`"QAPage"`)}
 
 // discussionJSONLD says whether a JSON-LD script names a discussion type
-// as an @type (read as shopJSONLD reads shop types).
-func discussionJSONLD(b []byte) bool {
-	for {
-		i := bytes.Index(b, []byte(`"@type"`))
-		if i < 0 {
-			return false
-		}
-		b = b[i+len(`"@type"`):]
-		v := bytes.TrimLeft(b, " \t\r\n:[")
-		for _, t := range discussionTypes {
-			if bytes.HasPrefix(v, t) {
-				return true
-			}
-		}
-	}
-}
+// as an @type.
+func discussionJSONLD(b []byte) bool { return jsonLDType(b, discussionTypes) }
 
 // discussionItemtype says whether a microdata itemtype is a discussion
 // type's ("https://schema.org/DiscussionForumPosting").

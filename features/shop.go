@@ -24,9 +24,12 @@ var shopTypes = [][]byte{[]byte(`"Product"`), []byte(`"Offer"`), []byte(`"Aggreg
 	[]byte(`"ProductGroup"`), []byte(`"ItemList"`), []byte(`"CollectionPage"`), []byte(`"OfferCatalog"`)}
 
 // shopJSONLD says whether a JSON-LD script names a shop type as an @type.
-// It reads the text, not the JSON: a type is a quoted string after "@type",
-// alone or in an array.
-func shopJSONLD(b []byte) bool {
+func shopJSONLD(b []byte) bool { return jsonLDType(b, shopTypes) }
+
+// jsonLDType says whether a JSON-LD script names one of types (quoted) as
+// an @type. It reads the text, not the JSON: a type is a quoted string
+// after "@type", alone or in an array.
+func jsonLDType(b []byte, types [][]byte) bool {
 	for {
 		i := bytes.Index(b, []byte(`"@type"`))
 		if i < 0 {
@@ -34,7 +37,7 @@ func shopJSONLD(b []byte) bool {
 		}
 		b = b[i+len(`"@type"`):]
 		v := bytes.TrimLeft(b, " \t\r\n:[")
-		for _, t := range shopTypes {
+		for _, t := range types {
 			if bytes.HasPrefix(v, t) {
 				return true
 			}
