@@ -34,16 +34,18 @@ func threadPage(replies int, discussion bool) string {
 func TestThreadRecapture(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		discussion bool
+		url        string
+		discussion bool // the page's markup says it is one
 		revisit    bool // the second capture becomes a revisit of the first
 	}{
-		{"forum thread: the replies are the content", true, false},
-		{"story with comments: the comments are not", false, true},
+		{"forum thread: the replies are the content", "https://www.example.org/2026/the-thread", true, false},
+		{"forum thread known by its URL", "https://forum.example/t/the-thread/42", false, false},
+		{"story with comments: the comments are not", "https://news.example/2026/the-story", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pages := []page{
-				{id: "first", url: "https://forum.example/t/the-thread/42", body: threadPage(2, tc.discussion)},
-				{id: "later", url: "https://forum.example/t/the-thread/42", body: threadPage(12, tc.discussion)},
+				{id: "first", url: tc.url, body: threadPage(2, tc.discussion)},
+				{id: "later", url: tc.url, body: threadPage(12, tc.discussion)},
 			}
 			found, st, dups := nearFoundSims(t, DefaultOptions(), pages)
 			revisit := found[1] == 0 && dups[1].Kind == "duplicate" && dups[1].Action == "revisit"

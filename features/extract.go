@@ -163,6 +163,7 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	if !e.tokenize(src, pageURL) {
 		d.Truncated = true
 	}
+	e.discussion = e.discussion || discussionURL(pageURL)
 	return e.finish(d)
 }
 
