@@ -279,6 +279,11 @@ func (d *Deduper) nearMatch(f *Fact, date string) (m match, found bool, err erro
 // kept (with an annotation after it in --near=annotate).
 func (d *Deduper) judgeNear(name string, f *Fact, dec Decision, self ref, m match) (Decision, error) {
 	dec.m = m
+	if m.Relation == near.SameSite && near.URLKey(m.kept.uri) != f.page.URL {
+		// A page of another URL of the site, as its site's frame counts it
+		// (near.Index.AddFrame).
+		d.nearIdx().AddFrame(f.page)
+	}
 	action := "revisit"
 	reason := m.Reason
 	if d.opts.Near == NearAnnotate || reason != "" {

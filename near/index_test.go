@@ -490,3 +490,71 @@ func TestCrossSiteBigrams(t *testing.T) {
 		})
 	}
 }
+
+// TestFrameOfReplacedPages: a site whose main text is its template at every
+// URL. Its first page is kept and the next ones are near duplicates of it;
+// counted in the site's frame by AddFrame (once a URL), the template is
+// frame once frameURLs of the site's URLs, half of them or more, hold it, and
+// a later page is compared on its own text. Pages counted so are never
+// a match nor handed on, and a copy of a story at a few URLs of a large site
+// is no frame.
+func TestFrameOfReplacedPages(t *testing.T) {
+	seq := func(from, n int) []uint64 {
+		ks := make([]uint64, n)
+		for i := range ks {
+			ks[i] = uint64(from + i)
+		}
+		return ks
+	}
+	template := seq(1_000, 80)
+	page := func(ref uint32, url string, own []uint64) *Page {
+		return &Page{Ref: ref, Site: "shop.example", URL: URLKey("http://shop.example/" + url),
+			Spots: bagOf(append(append([]uint64(nil), template...), own...)...)}
+	}
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Add(page(0, "c/0", seq(10_000, 5)))
+	for i := 1; i < frameURLs; i++ {
+		p := page(uint32(i), fmt.Sprintf("c/%d", i), seq(10_000+100*i, 5))
+		m, found := x.Match(p)
+		if !found || m.Ref != 0 || !m.Replace() {
+			t.Fatalf("page %d: found %v %+v, want a near duplicate of page 0 (the template is not frame yet)", i, found, m)
+		}
+		x.AddFrame(p)
+		x.AddFrame(p) // once a URL
+	}
+	if m, found := x.Match(page(9, "c/9", seq(20_000, 5))); found {
+		t.Errorf("a page after %d URLs of the template matched: %+v", frameURLs, m)
+	}
+	if x.Len() != frameURLs {
+		t.Errorf("%d pages in the index, want %d: a URL is counted once", x.Len(), frameURLs)
+	}
+	for i := 1; i < x.Len(); i++ {
+		if p, ok := x.Page(i); ok {
+			t.Errorf("a replaced page is handed on: %+v", p)
+		}
+	}
+
+	// A large site: a story at frameURLs of its 20 URLs is under
+	// frameURLShare of them, and its copy at one more URL is still found.
+	y, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 16 {
+		y.Add(&Page{Ref: uint32(i), Site: "news.example", URL: URLKey(fmt.Sprintf("http://news.example/other/%d", i)),
+			Spots: bagOf(seq(100_000+1_000*i, 90)...)})
+	}
+	story := func(url string) *Page {
+		return &Page{Ref: 16, Site: "news.example", URL: URLKey("http://news.example/" + url), Spots: bagOf(seq(50_000, 60)...)}
+	}
+	y.Add(story("s/0"))
+	for i := 1; i < frameURLs; i++ {
+		y.AddFrame(story(fmt.Sprintf("s/%d", i)))
+	}
+	if m, found := y.Match(story("s/9")); !found || m.Ref != 16 || !m.Replace() {
+		t.Errorf("the story's copy on a large site: found %v %+v, want page 16", found, m)
+	}
+}
