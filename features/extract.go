@@ -163,7 +163,6 @@ func (e *Extractor) Extract(body []byte, contentType, pageURL string) Doc {
 	if !e.tokenize(src, pageURL) {
 		d.Truncated = true
 	}
-	e.discussion = e.discussion || discussionURL(pageURL)
 	return e.finish(d)
 }
 
@@ -334,7 +333,8 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.imgs = e.imgs[:0]
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{}
-	e.shop, e.ldJSON, e.discussion = false, false, false
+	e.shop, e.ldJSON = false, false
+	e.discussion = discussionURL(pageURL)
 	return e.tokenLoop(z, pageURL, false)
 }
 
