@@ -207,6 +207,10 @@ func (x *Index) Withdraw(from int) {
 			continue
 		}
 		nd.gone = true
+		// The URL counts again, as if the page had never been added (a
+		// live page of the same URL is rare: its URL would then count
+		// twice).
+		delete(x.urls, siteURL{nd.site, nd.url})
 		for f := range x.fam {
 			if nd.num[f] == noNum {
 				continue

@@ -536,6 +536,12 @@ func TestFrameOfReplacedPages(t *testing.T) {
 			t.Errorf("a replaced page is handed on: %+v", p)
 		}
 	}
+	// Withdrawn, the replaced pages' URLs count again when they come back.
+	x.Withdraw(1)
+	x.AddFrame(page(1, "c/1", seq(10_100, 5)))
+	if x.Len() != frameURLs+1 {
+		t.Errorf("%d pages in the index after a withdrawn URL came back, want %d", x.Len(), frameURLs+1)
+	}
 
 	// A large site: a story at frameURLs of its 20 URLs is under
 	// frameURLShare of them, and its copy at one more URL is still found.
