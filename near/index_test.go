@@ -272,13 +272,7 @@ func TestFrameWithinSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq := func(from, n int) []uint64 {
-		ks := make([]uint64, n)
-		for i := range ks {
-			ks[i] = uint64(from + i)
-		}
-		return ks
-	}
+	seq := seqKeys
 	template := seq(1_000, 80)
 	page := func(url string, story []uint64) *Page {
 		return &Page{Site: "blogs.example", URL: URLKey("http://blogs.example/" + url), Spots: bagOf(append(append([]uint64(nil), template...), story...)...)}
@@ -499,13 +493,7 @@ func TestCrossSiteBigrams(t *testing.T) {
 // a match nor handed on, and a copy of a story at a few URLs of a large site
 // is no frame.
 func TestFrameOfReplacedPages(t *testing.T) {
-	seq := func(from, n int) []uint64 {
-		ks := make([]uint64, n)
-		for i := range ks {
-			ks[i] = uint64(from + i)
-		}
-		return ks
-	}
+	seq := seqKeys
 	template := seq(1_000, 80)
 	page := func(ref uint32, url string, own []uint64) *Page {
 		return &Page{Ref: ref, Site: "shop.example", URL: URLKey("http://shop.example/" + url),
@@ -563,4 +551,13 @@ func TestFrameOfReplacedPages(t *testing.T) {
 	if m, found := y.Match(story("s/9")); !found || m.Ref != 16 || !m.Replace() {
 		t.Errorf("the story's copy on a large site: found %v %+v, want page 16", found, m)
 	}
+}
+
+// seqKeys returns n consecutive signature keys from from.
+func seqKeys(from, n int) []uint64 {
+	ks := make([]uint64, n)
+	for i := range ks {
+		ks[i] = uint64(from + i)
+	}
+	return ks
 }
