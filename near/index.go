@@ -291,7 +291,9 @@ func (x *Index) isFrame(f *family, sn uint32, key uint64, within bool) bool {
 			}
 		}
 		left--
-		return true
+		// Without the URL rule the walk stops as soon as the answer is
+		// known, as it did before replaced pages were counted.
+		return urls || inSite < lim && inSite+left >= lim
 	})
 	return inSite >= lim || urls && all >= max(frameURLs, int(frameURLShare*float64(kept+int(f.framePages[sn]))))
 }
