@@ -36,6 +36,9 @@ type Options struct {
 	Workers int
 	// MinSize is the smallest payload, in bytes, that is deduplicated: tiny payloads
 	// (empty pages, "OK", 1x1 GIFs) save nothing and are often not the same resource.
+	// The default, 256 bytes, is jwarc's dedupe tool's: a short page (a one-line
+	// notice, a stub story) of a few hundred bytes re-captured with a new
+	// timestamp is still a copy worth finding.
 	MinSize int64
 	// Lenient carries damaged input to the output unchanged, counted, instead of
 	// failing the file.
@@ -73,7 +76,7 @@ type Options struct {
 
 // DefaultOptions are the settings of the command line tool.
 func DefaultOptions() Options {
-	return Options{MinSize: 1024, Near: NearRevisit, Config: near.DefaultConfig()}
+	return Options{MinSize: 256, Near: NearRevisit, Config: near.DefaultConfig()}
 }
 
 // Stats counts what a run did.
