@@ -58,6 +58,13 @@ func TestMainTextBlocks(t *testing.T) {
 			[]string{"council", "ferry"}, []string{"herald", "daily"}, true},
 		{"headline before the story is kept", `<body>` + menu + `<h2>Ferry timetable changes</h2>` + storyPara + `</body>`,
 			[]string{"timetable", "council"}, []string{"home"}, true},
+		{"a paragraph that links what it names, between the story's paragraphs, is the story's (developer.mozilla.org)", `<body>` + menu + storyPara +
+			`<p>Fetch is the modern replacement for <a href="/x"><code>XMLHttpRequest</code></a>: unlike it, which uses callbacks, Fetch is promise-based and works with <a href="/sw">service workers</a> and <a href="/cors">Cross-Origin Resource Sharing</a>.</p>` +
+			storyPara + menu + `</body>`,
+			[]string{"council", "promise", "callbacks", "xmlhttprequest"}, []string{"home"}, true},
+		{"... but among teasers it is not", `<body>` + storyPara + menu +
+			`<div><p>Read more: the mayor says that <a href="/m">the city will be rebuilt</a> in a year, and <a href="/d">a man was seen walking a dog</a> in the park.</p></div>` + menu + `</body>`,
+			[]string{"council"}, []string{"rebuilt", "dog"}, true},
 		{"link list with sentences is dropped", `<body>` + storyPara + `<div><a href="/1">The mayor has said that the city will be rebuilt in a year and a day</a> <a href="/2">A man was seen walking a dog that was the size of a horse in the park</a></div></body>`,
 			[]string{"council"}, []string{"mayor", "horse"}, true},
 		{"hard-wrapped prose is one text", `<body>` + menu +
@@ -195,26 +202,26 @@ func TestMainTextBlocks(t *testing.T) {
 // Regenerate the measured values with
 // go test ./features -run 'TestMainTextCorpus$' -v.
 var mainTextFloors = map[string]struct{ recall, precision float64 }{
-	// measured: recall 0.986, precision 0.917
+	// measured: recall 0.987, precision 0.918
 	"chinese-wced": {0.97, 0.90},
-	// 0.847, 0.904
-	"cleaneval-dev": {0.83, 0.89},
-	// 0.879, 0.910
-	"cleaneval-final": {0.86, 0.89},
-	// 0.952, 0.951
-	"cleanportaleval": {0.93, 0.94},
-	// 0.974, 0.989
-	"cx-163": {0.96, 0.97},
-	// 0.825, 0.791
+	// 0.855, 0.905
+	"cleaneval-dev": {0.84, 0.89},
+	// 0.883, 0.910
+	"cleaneval-final": {0.87, 0.90},
+	// 0.964, 0.951
+	"cleanportaleval": {0.95, 0.94},
+	// 0.976, 0.990
+	"cx-163": {0.96, 0.98},
+	// 0.824, 0.791
 	"cx-bbc": {0.81, 0.78},
-	// 0.915, 0.906
-	"dragnet": {0.89, 0.89},
-	// 0.950, 0.907
-	"l3s-gn1": {0.93, 0.89},
-	// 0.964, 0.902
-	"scrapinghub-aeb": {0.94, 0.89},
-	// 0.809, 0.783
-	"wcxb": {0.79, 0.77},
+	// 0.919, 0.912
+	"dragnet": {0.90, 0.90},
+	// 0.952, 0.907
+	"l3s-gn1": {0.94, 0.89},
+	// 0.965, 0.909
+	"scrapinghub-aeb": {0.95, 0.89},
+	// 0.816, 0.789
+	"wcxb": {0.80, 0.77},
 }
 
 // TestMainTextCorpus measures, on the corpus pages with gold text, how much of

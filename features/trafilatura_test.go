@@ -50,10 +50,10 @@ func trafilaturaText(src []byte, pageURL string) (text string, failed bool) {
 // slow, so it runs with the corpus-wide measurements only: go-trafilatura read
 // 8 MB of HTML per CPU-second (our main text 240), 70 CPU-seconds for the corpus.
 //
-// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.879
-// (P 0.900, R 0.899), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
-// ours 0.809, trafilatura 0.784 (WCXB's README: 0.791 on its development
-// split). CPU per page ours 0.61 ms, trafilatura 15.8 ms. Taking, page by
+// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.881
+// (P 0.900, R 0.902), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
+// ours 0.811, trafilatura 0.784 (WCXB's README: 0.791 on its development
+// split). CPU per page ours 0.57 ms, trafilatura 15.1 ms. Taking, page by
 // page, the better of the two would give wcxb 0.863 (logged): a choice
 // between them would have to be right on every page to reach 0.86 there,
 // and the simple choices (trafilatura where our
