@@ -547,7 +547,7 @@ func (x *Index) Add(p *Page) { x.add(p, false) }
 // the first, and the template never reaches a second kept page, so every
 // page after the first was replaced. Counting the replaced ones (see
 // frameURLs), three are. Measured on the 1.67 GB scaled set: 405 false
-// pairs against 117, 10,981 pairs found against 10,987; the benchmark's
+// pairs against 135, 10,981 pairs found against 10,990; the benchmark's
 // two seeds and wcxb decided the same.
 func (x *Index) AddFrame(p *Page) { x.add(p, true) }
 
@@ -606,16 +606,18 @@ func (x *Index) add(p *Page, frameOnly bool) {
 		if fm.idx.Len() != int(xd.num[f])+1 {
 			panic("near: a page was not added to the index")
 		}
-		if !frameOnly {
-			x.countCommon(fm, nd.site, bag)
-		}
+		x.countCommon(fm, nd.site, bag, !frameOnly)
 	}
 }
 
-// countCommon counts a page of site sn with bag in family fm's per-site
-// counts of common signatures (family.common): a signature whose list has
-// just become common is counted for every site in it, once.
-func (x *Index) countCommon(fm *family, sn uint32, bag features.Bag) {
+// countCommon counts a page of site sn with bag, just added to family fm's
+// index, in the family's per-site counts of common signatures
+// (family.common), which hold live kept pages only: kept says whether the
+// page is one. It runs for replaced pages too (AddFrame), since each page
+// lengthens the lists of its signatures by one and a list becomes common on
+// exactly one page's addition, kept or replaced: that is when every live kept
+// page in it is counted, once.
+func (x *Index) countCommon(fm *family, sn uint32, bag features.Bag, kept bool) {
 	for _, e := range bag {
 		switch n := fm.idx.Postings(e.Key, nil); {
 		case n == commonPostings:
@@ -623,12 +625,12 @@ func (x *Index) countCommon(fm *family, sn uint32, bag features.Bag) {
 				fm.common = map[siteSig]uint32{}
 			}
 			fm.idx.Postings(e.Key, func(id uint32) bool {
-				if d := &x.docs[id]; !d.gone {
+				if d := &x.docs[id]; !d.gone && !d.frameOnly {
 					fm.common[siteSig{d.site, e.Key}]++
 				}
 				return true
 			})
-		case n > commonPostings:
+		case n > commonPostings && kept:
 			fm.common[siteSig{sn, e.Key}]++
 		}
 	}

@@ -561,3 +561,44 @@ func seqKeys(from, n int) []uint64 {
 	}
 	return ks
 }
+
+// TestCommonListCrossedByReplacedPages: a posting list may reach
+// commonPostings through replaced pages (AddFrame), which the per-site counts
+// of common signatures leave out; the kept pages added after it must still be
+// counted, and the replaced ones must not be. Without that, the next kept
+// page with the signature found no counts to add to and the run failed.
+func TestCommonListCrossedByReplacedPages(t *testing.T) {
+	x, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := uint32(0)
+	page := func(site string, url uint64, keys ...uint64) *Page {
+		ref++
+		return &Page{Ref: ref, Site: site, URL: url, Spots: bagOf(keys...)}
+	}
+	for i := range 3 {
+		x.Add(page("a", uint64(i), 7, uint64(100+i)))
+	}
+	for i := range commonPostings + 5 {
+		x.AddFrame(page("b", uint64(i), 7, uint64(2000+i)))
+	}
+	if n := x.fam[famSpots].idx.Postings(7, nil); n < commonPostings {
+		t.Fatalf("signature 7 is in %d pages, fewer than commonPostings: the test tests nothing", n)
+	}
+	x.Add(page("a", 3, 7, 103)) // failed here: no counts to add to
+	x.Add(page("b", 1<<40, 7, 104))
+	fm := &x.fam[famSpots]
+	for _, c := range []struct {
+		site string
+		want uint32
+	}{{"a", 4}, {"b", 1}} {
+		if got := fm.common[siteSig{x.sites[c.site], 7}]; got != c.want {
+			t.Errorf("site %s: %d kept pages counted with signature 7, want %d", c.site, got, c.want)
+		}
+	}
+	if !x.IsFrame("a", 7) || x.IsFrame("b", 7) {
+		t.Errorf("signature 7: frame for a %v (4 of 4 kept pages), for b %v (1 kept page, %d replaced)",
+			x.IsFrame("a", 7), x.IsFrame("b", 7), commonPostings+5)
+	}
+}
