@@ -62,6 +62,9 @@ func TestMainTextBlocks(t *testing.T) {
 			`<p>Fetch is the modern replacement for <a href="/x"><code>XMLHttpRequest</code></a>: unlike it, which uses callbacks, Fetch is promise-based and works with <a href="/sw">service workers</a> and <a href="/cors">Cross-Origin Resource Sharing</a>.</p>` +
 			storyPara + menu + `</body>`,
 			[]string{"council", "promise", "callbacks", "xmlhttprequest"}, []string{"home"}, true},
+		{"a short paragraph that links its source, after the story's, is the story's", `<body>` + menu + `<div>` + storyPara +
+			`<p>The plans are on <a href="/plans">the council's website</a> until May.</p></div>` + menu + `</body>`,
+			[]string{"council", "ferry", "plans", "website", "may"}, []string{"home"}, true},
 		{"... but among teasers it is not", `<body>` + storyPara + menu +
 			`<div><p>Read more: the mayor says that <a href="/m">the city will be rebuilt</a> in a year, and <a href="/d">a man was seen walking a dog</a> in the park.</p></div>` + menu + `</body>`,
 			[]string{"council"}, []string{"rebuilt", "dog"}, true},

@@ -247,7 +247,8 @@ const json = await response.json();</code></pre>`
 // TestSiblingPosts: a thread's one-line posts stand where its long posts
 // stand (the same nesting, each opening a post container), so they are
 // text though too short for jusText's classes; a one-line blurb elsewhere
-// is not, nor is a short block beside a story's single first paragraph.
+// is not, nor is a short block beside a story's single first paragraph. A
+// post that links under half of its text is a post too.
 func TestSiblingPosts(t *testing.T) {
 	post := func(user, text string) string {
 		return `<article class="message"><div class="user"><a href="/u/` + user + `">` + user + `</a><span>Member</span></div>` +
@@ -257,9 +258,10 @@ func TestSiblingPosts(t *testing.T) {
 	long2 := "If you do not find the powers you hoped for on the way, you can always make do with what you have, and with the people who came with you from the start of the journey."
 	menu := `<ul><li><a href="/">Forums</a></li><li><a href="/new">New posts</a></li><li><a href="/search">Search</a></li></ul>`
 	thread := `<body>` + menu + `<div class="thread">` + post("tissuebox", long1) + post("bassforever", "I can not comprehend the form of this thread at all.") +
-		post("poltergust", long2) + post("manbig", "My friends and I do not pray, so we are done for.") + `</div>` +
+		post("poltergust", long2) + post("manbig", "My friends and I do not pray, so we are done for.") +
+		post("lurker", `Same here, see <a href="/t/9">the other thread</a> for the fix.`) + `</div>` +
 		`<div class="side"><div class="box"><span>Tip: you can follow a thread to get an email when it is answered.</span></div></div>` + menu + `</body>`
-	checkMainText(t, thread, []string{"melodies", "comprehend", "pray"}, []string{"tip", "follow"})
+	checkMainText(t, thread, []string{"melodies", "comprehend", "pray", "fix"}, []string{"tip", "follow"})
 	// One good block at its place: a news story's first paragraph.
 	story := `<body>` + menu + `<div class="story"><div class="lead"><p>` + long1 + `</p></div><p>` + long2 + `</p></div>` +
 		menu + menu + `<div class="promo"><div class="lead"><p>Sign up and we will send you the week.</p></div></div>` + menu + `</body>`
