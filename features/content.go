@@ -1045,10 +1045,7 @@ func classify(b *block, s blockStat, high int, strict bool) uint8 {
 		// jusText judges a short block: good between good paragraphs, bad
 		// among teasers. Word F1 rose on every dataset of the corpus
 		// (docs/method.md).
-		if float64(b.link) > linkedProseDensity*float64(length) || length < lengthLow {
-			return clsBad
-		}
-		if c := byDensity(length, s, high); c != clsBad {
+		if float64(b.link) <= linkedProseDensity*float64(length) && length >= lengthLow && byDensity(length, s, high) != clsBad {
 			return clsLinked
 		}
 		return clsBad
