@@ -26,8 +26,8 @@ import (
 type Extractor struct {
 	cfg    Config
 	steps  []int
-	stop   map[uint64]uint8 // word hash -> flagStop|flagAnte|flagAFAnte
-	afAnte bool             // some AF antecedent is not a SpotSigs antecedent
+	stop   *stopTable // word hash -> flagStop|flagAnte|flagAFAnte
+	afAnte bool       // some AF antecedent is not a SpotSigs antecedent
 
 	dec     []byte     // body decoded to UTF-8 (non-UTF-8 pages only)
 	text    []byte     // normalized text: NFKC, case-folded, single spaces
@@ -107,22 +107,24 @@ func NewExtractor(cfg Config) (*Extractor, error) {
 	if cfg.MaxDocBytes <= 0 {
 		cfg.MaxDocBytes = DefaultMaxDocBytes
 	}
-	e := &Extractor{cfg: cfg, steps: steps, stop: make(map[uint64]uint8)}
+	e := &Extractor{cfg: cfg, steps: steps}
+	stop := make(map[uint64]uint8)
 	for _, w := range cfg.Stopwords {
-		e.stop[wordHash(w)] |= flagStop
+		stop[wordHash(w)] |= flagStop
 	}
 	for _, w := range cfg.Antecedents {
-		e.stop[wordHash(w)] |= flagStop | flagAnte
+		stop[wordHash(w)] |= flagStop | flagAnte
 	}
 	if cfg.Families&FamAF != 0 {
 		for _, w := range cfg.AFAntecedents {
 			h := wordHash(w)
-			if e.stop[h]&flagAnte == 0 {
-				e.stop[h] |= flagStop | flagAFAnte
+			if stop[h]&flagAnte == 0 {
+				stop[h] |= flagStop | flagAFAnte
 				e.afAnte = true
 			}
 		}
 	}
+	e.stop = newStopTable(stop)
 	return e, nil
 }
 
@@ -691,7 +693,7 @@ func (e *Extractor) scan() {
 			if wRuns > 1 {
 				h = Hash64(t[wStart:wEnd], seedTerm)
 			}
-			e.words = append(e.words, word{start: uint32(wStart), end: uint32(wEnd), hash: h, flags: e.stop[h]})
+			e.words = append(e.words, word{start: uint32(wStart), end: uint32(wEnd), hash: h, flags: e.stop.get(h)})
 		}
 		wStart = -1
 	}
@@ -744,7 +746,7 @@ func (e *Extractor) scan() {
 			e.terms = append(e.terms, h)
 			e.cjk++
 			if wantWords {
-				e.words = append(e.words, word{start: uint32(i), end: uint32(i + size), hash: h, flags: e.stop[h]})
+				e.words = append(e.words, word{start: uint32(i), end: uint32(i + size), hash: h, flags: e.stop.get(h)})
 			}
 		case cJoin:
 			if wStart >= 0 && wEnd == i {

@@ -108,3 +108,66 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+// tagAttrs lists every start tag's attributes as the scanner and as x/net's
+// Tokenizer read them.
+func tagAttrs(body []byte) (ours, theirs []string) {
+	var s scanner
+	s.reset(body)
+	for tt := s.Next(); tt != html.ErrorToken; tt = s.Next() {
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		for more := true; more; {
+			var k, v []byte
+			k, v, more = s.TagAttr()
+			if k != nil {
+				ours = append(ours, string(k)+"="+string(v))
+			}
+		}
+	}
+	z := &xnet{Tokenizer: html.NewTokenizer(bytes.NewReader(body))}
+	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		for more := true; more; {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			if k != nil {
+				theirs = append(theirs, string(k)+"="+string(v))
+			}
+		}
+	}
+	return ours, theirs
+}
+
+// TestTagAttrMatchesTokenizer: attribute keys in lower case and values with
+// their references decoded, as the Tokenizer gives them, on the references
+// the scanner decodes itself (&amp; &quot; &lt; &gt; &#39; &#x27; &apos;)
+// and those it leaves to x/net/html.
+func TestTagAttrMatchesTokenizer(t *testing.T) {
+	for _, body := range []string{
+		`<a HREF="/x?a=1&amp;b=2&amp;c=3" Data-X='{&quot;k&quot;:&quot;v&quot;}'>`,
+		`<div CLASS="a &lt;b&gt; c" ID=x&#39;y title="it&#x27;s &apos;q&apos;">`,
+		`<img src="a.png?x=1&region=US&amp" alt="&AMP; &Amp; &#38; &#34;&#60;&#62;">`,
+		`<p title="&notit; &notin; &copy &copy; &#x1F600; &#128512; &#0; &#xD800;">`,
+		`<p a="&amp;&amp;&amp;" b=&quot;unquoted&quot; c='&' d="&;" e="&#;" f="&#x;">`,
+		`<p ÄB="x" b="é&eacute;" B="dup" a="second">`,
+	} {
+		ours, theirs := tagAttrs([]byte(body))
+		if !reflect.DeepEqual(ours, theirs) {
+			t.Errorf("%s:\nscanner %q\nx/net   %q", body, ours, theirs)
+		}
+	}
+}
+
+func FuzzTagAttr(f *testing.F) {
+	f.Add([]byte(`<a href="/x?a=1&amp;b=2" data-x='{&quot;k&quot;:1}' T=&#39;>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ours, theirs := tagAttrs(body)
+		if !reflect.DeepEqual(ours, theirs) {
+			t.Fatalf("scanner %q\nx/net   %q", ours, theirs)
+		}
+	})
+}

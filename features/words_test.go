@@ -153,3 +153,33 @@ func TestConsentName(t *testing.T) {
 		}
 	}
 }
+
+// TestStopTable holds the table to the map it is made from: every key
+// found with its flags, the hash 0 included, and other hashes not found.
+func TestStopTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 8, 9, 300, 5000} {
+		m := map[uint64]uint8{}
+		for len(m) < n {
+			m[r.Uint64()>>uint(r.IntN(60))] = uint8(1 + r.IntN(7))
+		}
+		if n == 300 {
+			m[0] = 3
+		}
+		tab := newStopTable(m)
+		for h, v := range m {
+			if got := tab.get(h); got != v {
+				t.Fatalf("n=%d: get(%#x) = %d, want %d", n, h, got, v)
+			}
+		}
+		for i := 0; i < 10000; i++ {
+			h := r.Uint64()
+			if got := tab.get(h); got != m[h] {
+				t.Fatalf("n=%d: get(%#x) = %d, want %d", n, h, got, m[h])
+			}
+		}
+		if len(tab.keys) < 8*len(m) {
+			t.Errorf("n=%d: %d slots, want at least %d", n, len(tab.keys), 8*len(m))
+		}
+	}
+}
