@@ -114,19 +114,12 @@ func FuzzScanner(f *testing.F) {
 func tagAttrs(body []byte) (ours, theirs []string) {
 	var s scanner
 	s.reset(body)
-	for tt := s.Next(); tt != html.ErrorToken; tt = s.Next() {
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		for more := true; more; {
-			var k, v []byte
-			k, v, more = s.TagAttr()
-			if k != nil {
-				ours = append(ours, string(k)+"="+string(v))
-			}
-		}
-	}
-	z := &xnet{Tokenizer: html.NewTokenizer(bytes.NewReader(body))}
+	return attrList(&s), attrList(&xnet{Tokenizer: html.NewTokenizer(bytes.NewReader(body))})
+}
+
+// attrList is every start tag's attributes in z, as key=value.
+func attrList(z tokenSource) []string {
+	var out []string
 	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
@@ -135,11 +128,11 @@ func tagAttrs(body []byte) (ours, theirs []string) {
 			var k, v []byte
 			k, v, more = z.TagAttr()
 			if k != nil {
-				theirs = append(theirs, string(k)+"="+string(v))
+				out = append(out, string(k)+"="+string(v))
 			}
 		}
 	}
-	return ours, theirs
+	return out
 }
 
 // TestTagAttrMatchesTokenizer: attribute keys in lower case and values with
