@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/warcdedup/warcdedup/features"
@@ -200,7 +201,35 @@ type wcxbSet struct {
 	dupOf, goldSimilar, noGold int
 }
 
+// wcxbSets holds each corpus folder's wcxbSet once read: finding its
+// clusters compares every pair of gold texts (4 of the 6 CPU-seconds of a
+// small Generate), the result is the same each time, and the tests
+// generate many sets in one process.
+var wcxbSets struct {
+	sync.Mutex
+	m map[string]*wcxbSet
+}
+
+// loadWCXB returns the wcxb pages of the corpus folder and their clusters.
+// The set is shared: it is read, never changed.
 func loadWCXB(corpus string) (*wcxbSet, error) {
+	wcxbSets.Lock()
+	defer wcxbSets.Unlock()
+	if s := wcxbSets.m[corpus]; s != nil {
+		return s, nil
+	}
+	s, err := readWCXB(corpus)
+	if err != nil {
+		return nil, err
+	}
+	if wcxbSets.m == nil {
+		wcxbSets.m = map[string]*wcxbSet{}
+	}
+	wcxbSets.m[corpus] = s
+	return s, nil
+}
+
+func readWCXB(corpus string) (*wcxbSet, error) {
 	dir := filepath.Join(corpus, WCXBDir)
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil {
@@ -270,6 +299,12 @@ func loadWCXB(corpus string) (*wcxbSet, error) {
 	}
 	set.goldSimilar = len(similar)
 
-	set.short, set.root = short, find
+	// Each page's representative, found once: the set is shared, and
+	// find compresses paths as it goes.
+	roots := make([]int, len(pages))
+	for i := range roots {
+		roots[i] = find(i)
+	}
+	set.short, set.root = short, func(i int) int { return roots[i] }
 	return set, nil
 }
