@@ -218,8 +218,51 @@ var wordF1Floors = map[string]struct {
 	// 0.894, forum 0.804, service 0.800, listing 0.711, collection 0.694,
 	// product 0.656. WCXB's README puts Trafilatura at 0.791 and the best
 	// rule-based system at 0.859 on its development split, which holds far
-	// more articles (53%) than this subset (27%).
+	// more articles (53%) than this subset (27%): at this subset's mix that
+	// system's published per-type scores give 0.828 (logPublishedWCXB).
 	"wcxb": {1114, 0.80},
+}
+
+// rsTrafilaturaWCXB is the best published rule-based extractor's word F1 on
+// WCXB by page type: rs-trafilatura (github.com/Murrough-Foley/rs-trafilatura,
+// README, "Per-Page-Type F1"), on the benchmark's development split of 1,497
+// pages, of which 793 are articles. Its overall 0.859 is that split's mix,
+// 53% articles; this corpus's subset holds every page of the other types and
+// 300 articles (27%), so a figure over the subset is only comparable once the
+// published per-type scores are weighted by the subset's pages.
+var rsTrafilaturaWCXB = map[string]struct {
+	pages int
+	f1    float64
+}{
+	"article": {793, 0.932}, "documentation": {91, 0.931}, "service": {165, 0.843}, "forum": {113, 0.792},
+	"collection": {117, 0.713}, "listing": {99, 0.704}, "product": {119, 0.670},
+}
+
+// logPublishedWCXB logs the main text's wcxb word F1 beside rs-trafilatura's
+// published one at equal mixes of page types: its per-type scores weighted by
+// this subset's pages, and ours on the subset's development pages (dev)
+// weighted by that split's.
+func logPublishedWCXB(t *testing.T, types, dev map[string]*wordAcc) {
+	var n, ours, theirs, oursThere, there float64
+	for k, a := range types {
+		r, ok := rsTrafilaturaWCXB[k]
+		if !ok {
+			t.Errorf("wcxb page type %q has no published score in rsTrafilaturaWCXB", k)
+			continue
+		}
+		n += float64(a.n)
+		ours += float64(a.n) * a.mean().F1
+		theirs += float64(a.n) * r.f1
+		if d := dev[k]; d != nil {
+			oursThere += float64(r.pages) * d.mean().F1
+			there += float64(r.pages)
+		}
+	}
+	if n == 0 || there == 0 {
+		return
+	}
+	t.Logf("wcxb, this subset's mix of page types: main text %.3f, rs-trafilatura's published per-type F1 %.3f", ours/n, theirs/n)
+	t.Logf("wcxb, development pages at that split's mix (53%% articles): main text %.3f, rs-trafilatura's published 0.859", oursThere/there)
 }
 
 // wordAcc sums page scores for a mean.
@@ -264,7 +307,7 @@ func TestMainTextWordF1(t *testing.T) {
 	pages := loadCorpus(t)
 	e := mainTextExtractor(t)
 	by := map[string]*wordAcc{}
-	types := map[string]*wordAcc{}
+	types, devTypes := map[string]*wordAcc{}, map[string]*wordAcc{}
 	var wcxbAll, noMain wordAcc
 	for _, p := range pages {
 		d := e.Extract(p.body, "", p.URL)
@@ -290,6 +333,12 @@ func TestMainTextWordF1(t *testing.T) {
 				types[p.PageType] = &wordAcc{}
 			}
 			types[p.PageType].add(s)
+			if strings.HasPrefix(p.ID, "dev/") {
+				if devTypes[p.PageType] == nil {
+					devTypes[p.PageType] = &wordAcc{}
+				}
+				devTypes[p.PageType].add(s)
+			}
 		}
 	}
 	for _, k := range sortedKeys(by) {
@@ -298,6 +347,7 @@ func TestMainTextWordF1(t *testing.T) {
 	for _, k := range sortedKeys(types) {
 		t.Logf("wcxb %-13s %v", k, types[k])
 	}
+	logPublishedWCXB(t, types, devTypes)
 	t.Logf("wcxb, every page as WCXB's evaluate.py counts it: %v", &wcxbAll)
 	t.Logf("pages with no main text found (whole page scored): %v", &noMain)
 	for _, k := range sortedKeys(by) {
