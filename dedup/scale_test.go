@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/base64"
+	"encoding/binary"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -142,4 +143,53 @@ func peakRSS() string {
 		}
 	}
 	return "unknown"
+}
+
+// TestShuffleComposition says what the map output that
+// WARCDEDUP_PARTITION_FACTS names is made of, per HTML page that carries a
+// near-duplicate page: the line (key and base64 value), the binary Fact, and
+// in it the page's form (near.Page.AppendBinary: its signatures) and the
+// record's other facts. docs/scale.md gives the figures.
+func TestShuffleComposition(t *testing.T) {
+	path := os.Getenv("WARCDEDUP_PARTITION_FACTS")
+	if path == "" {
+		t.Skip("WARCDEDUP_PARTITION_FACTS is not set: no shuffle measurement")
+	}
+	var pages, line, fact, form, spots, spotBytes, id, uri, date, digest, entity int
+	for _, kf := range readKeyedFacts(t, path) {
+		f := kf.f
+		if f.page == nil {
+			continue
+		}
+		b, err := f.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.page.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		line += len(kf.key) + 1 + base64.StdEncoding.EncodedLen(len(b)) + 1
+		fact += len(b)
+		form += len(p)
+		spots += len(f.page.Spots)
+		// The spot signatures as near.Page.AppendBinary writes them:
+		// deltas of the sorted keys, a count only when it is not 1.
+		var prev uint64
+		for _, e := range f.page.Spots {
+			spotBytes += len(binary.AppendUvarint(nil, (e.Key-prev)<<1))
+			if e.N != 1 {
+				spotBytes += len(binary.AppendUvarint(nil, uint64(e.N)))
+			}
+			prev = e.Key
+		}
+		id, uri, date, digest, entity = id+len(f.id), uri+len(f.uri), date+len(f.date), digest+len(f.digest), entity+len(f.entity)
+	}
+	if pages == 0 {
+		t.Fatal("no page in the map output")
+	}
+	per := func(n int) float64 { return float64(n) / float64(pages) }
+	t.Logf("%d pages: a line %.0f bytes, its Fact %.0f bytes of binary: the page's form %.0f (%.1f spot signatures in %.0f bytes), the rest %.0f (record ID %.0f, target URI %.0f, date %.0f, payload digest %.0f, entity fields %.0f, SHA-256 32)",
+		pages, per(line), per(fact), per(form), per(spots), per(spotBytes), per(fact-form), per(id), per(uri), per(date), per(digest), per(entity))
 }
