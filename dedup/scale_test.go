@@ -156,6 +156,7 @@ func TestShuffleComposition(t *testing.T) {
 		t.Skip("WARCDEDUP_PARTITION_FACTS is not set: no shuffle measurement")
 	}
 	var pages, line, fact, form, spots, spotBytes, id, uri, date, digest, entity int
+	str := func(s string) int { return len(binary.AppendUvarint(nil, uint64(len(s)))) + len(s) }
 	for _, kf := range readKeyedFacts(t, path) {
 		f := kf.f
 		if f.page == nil {
@@ -184,12 +185,25 @@ func TestShuffleComposition(t *testing.T) {
 			}
 			prev = e.Key
 		}
-		id, uri, date, digest, entity = id+len(f.id), uri+len(f.uri), date+len(f.date), digest+len(f.digest), entity+len(f.entity)
+		// Each field as AppendBinary writes it.
+		id += str(f.id)
+		if _, ok := uuidID(f.id); ok {
+			id += 16 - str(f.id)
+		}
+		date += str(f.date)
+		if s, ok := dateSeconds(f.date); ok {
+			date += len(binary.AppendVarint(nil, s)) - str(f.date)
+		}
+		digest += str(f.digest)
+		if _, ok := sha1Bytes(f.digest); ok {
+			digest += 20 - str(f.digest)
+		}
+		uri, entity = uri+str(f.uri), entity+str(f.entity)
 	}
 	if pages == 0 {
 		t.Fatal("no page in the map output")
 	}
 	per := func(n int) float64 { return float64(n) / float64(pages) }
-	t.Logf("%d pages: a line %.0f bytes, its Fact %.0f bytes of binary: the page's form %.0f (%.1f spot signatures in %.0f bytes), the rest %.0f (record ID %.0f, target URI %.0f, date %.0f, payload digest %.0f, entity fields %.0f, SHA-256 32)",
+	t.Logf("%d pages: a line %.0f bytes, its Fact %.0f bytes of binary: the page's form %.0f (%.1f spot signatures in %.0f bytes), the rest %.0f (as written: record ID %.0f, target URI %.0f, date %.0f, payload digest %.0f, entity fields %.0f, SHA-256 32)",
 		pages, per(line), per(fact), per(form), per(spots), per(spotBytes), per(fact-form), per(id), per(uri), per(date), per(digest), per(entity))
 }

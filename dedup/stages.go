@@ -1,11 +1,14 @@
 package dedup
 
 import (
+	"encoding/base32"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
@@ -138,7 +141,7 @@ func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
 // length-prefixed; numbers are varints.
 
 const (
-	factVersion     = 1
+	factVersion     = 2
 	decisionVersion = 1
 )
 
@@ -146,7 +149,98 @@ const (
 	factNonconforming = 1 << iota
 	factPage
 	factComputed // the computed digest differs from the recorded one, and follows it
+	// Compact forms of what every record's Fact carries, as Heritrix, wget
+	// and warcio write them (a map line is a record's, and the rounds send
+	// a page's Fact four times): any other spelling is written as it is.
+	factUUID         // the record ID is "<urn:uuid:...>" in lower case: 16 bytes
+	factSeconds      // the date is "YYYY-MM-DDThh:mm:ssZ": Unix seconds, a varint
+	factSHA1         // the digest is "sha1:" and base32 of 20 bytes: the bytes
+	factSHA1Computed // the computed digest, when it differs, likewise
 )
+
+// factKinds are the record kinds a Fact names by their place (+1) in the
+// list; 0 is followed by the name.
+var factKinds = []string{"response", "request", "metadata", "warcinfo", "revisit", "resource", "conversion", "continuation"}
+
+// uuidID returns the 16 bytes of a record ID "<urn:uuid:...>" whose UUID is
+// in lower-case canonical form (8-4-4-4-12 hex digits), which formatUUIDID
+// writes back as it was.
+func uuidID(id string) ([16]byte, bool) {
+	var u [16]byte
+	const pre, n = "<urn:uuid:", len("<urn:uuid:") + 36 + 1
+	if len(id) != n || id[:len(pre)] != pre || id[n-1] != '>' {
+		return u, false
+	}
+	h := id[len(pre) : n-1]
+	k := 0
+	for i := 0; i < len(h); i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if h[i] != '-' {
+				return u, false
+			}
+			continue
+		}
+		c := h[i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return u, false
+		}
+		u[k/2] |= v << (4 * (1 - k%2))
+		k++
+	}
+	return u, true
+}
+
+// formatUUIDID is the record ID of the UUID u.
+func formatUUIDID(u []byte) string {
+	const hexd = "0123456789abcdef"
+	b := make([]byte, 0, len("<urn:uuid:")+36+1)
+	b = append(b, "<urn:uuid:"...)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexd[c>>4], hexd[c&15])
+	}
+	return string(append(b, '>'))
+}
+
+const secondsLayout = "2006-01-02T15:04:05Z"
+
+// dateSeconds returns the Unix seconds of a WARC-Date written to the second
+// in UTC, which formatSeconds writes back as it was.
+func dateSeconds(date string) (int64, bool) {
+	if len(date) != len(secondsLayout) {
+		return 0, false
+	}
+	t, err := time.Parse(secondsLayout, date)
+	if err != nil || t.Format(secondsLayout) != date {
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
+func formatSeconds(s int64) string { return time.Unix(s, 0).UTC().Format(secondsLayout) }
+
+// sha1Bytes returns the 20 bytes of a digest "sha1:" + base32 (as
+// warcio.Payload.Digest writes it), which formatSHA1 writes back as it was.
+func sha1Bytes(digest string) ([]byte, bool) {
+	if len(digest) != len("sha1:")+32 || digest[:5] != "sha1:" {
+		return nil, false
+	}
+	b, err := base32.StdEncoding.DecodeString(digest[5:])
+	if err != nil || len(b) != 20 || base32.StdEncoding.EncodeToString(b) != digest[5:] {
+		return nil, false
+	}
+	return b, true
+}
+
+func formatSHA1(b []byte) string { return "sha1:" + base32.StdEncoding.EncodeToString(b) }
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -210,6 +304,18 @@ func (r *decoder) bytes(n uint64) []byte {
 
 func (r *decoder) string() string { return string(r.bytes(r.uvarint())) }
 
+// digest reads a payload digest: its 20 bytes if raw (formatSHA1), else a
+// string.
+func (r *decoder) digest(raw bool) string {
+	if !raw {
+		return r.string()
+	}
+	if b := r.bytes(20); r.err == nil {
+		return formatSHA1(b)
+	}
+	return ""
+}
+
 func (r *decoder) float() float64 {
 	v := r.bytes(8)
 	if v == nil {
@@ -230,18 +336,58 @@ func (f *Fact) AppendBinary(b []byte) ([]byte, error) {
 	if f.computed != f.digest {
 		flags |= factComputed
 	}
+	uuid, isUUID := uuidID(f.id)
+	if isUUID {
+		flags |= factUUID
+	}
+	eligible := f.cls == clsEligible
+	var secs int64
+	var sha, shaComputed []byte
+	if eligible {
+		var ok bool
+		if secs, ok = dateSeconds(f.date); ok {
+			flags |= factSeconds
+		}
+		if sha, ok = sha1Bytes(f.digest); ok {
+			flags |= factSHA1
+		}
+		if f.computed != f.digest {
+			if shaComputed, ok = sha1Bytes(f.computed); ok {
+				flags |= factSHA1Computed
+			}
+		}
+	}
 	b = append(b, factVersion, flags, byte(f.cls))
 	b = binary.AppendVarint(b, f.Offset)
-	b = appendString(b, f.kind)
+	if k := slices.Index(factKinds, f.kind); k >= 0 {
+		b = append(b, byte(k+1))
+	} else {
+		b = appendString(append(b, 0), f.kind)
+	}
 	b = binary.AppendVarint(b, f.size)
-	b = appendString(b, f.id)
-	if f.cls != clsEligible {
+	if isUUID {
+		b = append(b, uuid[:]...)
+	} else {
+		b = appendString(b, f.id)
+	}
+	if !eligible {
 		return b, nil
 	}
 	b = appendString(b, f.uri)
-	b = appendString(b, f.date)
-	b = appendString(b, f.digest)
-	if f.computed != f.digest {
+	if flags&factSeconds != 0 {
+		b = binary.AppendVarint(b, secs)
+	} else {
+		b = appendString(b, f.date)
+	}
+	if sha != nil {
+		b = append(b, sha...)
+	} else {
+		b = appendString(b, f.digest)
+	}
+	switch {
+	case shaComputed != nil:
+		b = append(b, shaComputed...)
+	case f.computed != f.digest:
 		b = appendString(b, f.computed)
 	}
 	b = append(b, f.sha256[:]...)
@@ -266,14 +412,33 @@ func (f *Fact) UnmarshalBinary(data []byte) error {
 	}
 	f.cls, f.nonconforming = cls, flags&factNonconforming != 0
 	f.Offset = r.varint()
-	f.kind = r.string()
+	switch k := r.byte(); {
+	case k == 0:
+		f.kind = r.string()
+	case int(k) <= len(factKinds):
+		f.kind = factKinds[k-1]
+	default:
+		r.fail(fmt.Errorf("unknown record kind %d", k))
+	}
 	f.size = r.varint()
-	f.id = r.string()
+	if flags&factUUID != 0 {
+		if u := r.bytes(16); r.err == nil {
+			f.id = formatUUIDID(u)
+		}
+	} else {
+		f.id = r.string()
+	}
 	if r.err == nil && f.cls == clsEligible {
-		f.uri, f.date, f.digest = r.string(), r.string(), r.string()
+		f.uri = r.string()
+		if flags&factSeconds != 0 {
+			f.date = formatSeconds(r.varint())
+		} else {
+			f.date = r.string()
+		}
+		f.digest = r.digest(flags&factSHA1 != 0)
 		f.computed = f.digest
 		if flags&factComputed != 0 {
-			f.computed = r.string()
+			f.computed = r.digest(flags&factSHA1Computed != 0)
 		}
 		copy(f.sha256[:], r.bytes(32))
 		f.length = r.varint()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -350,4 +351,61 @@ func FuzzFact(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFactCompactFields: a Fact's record ID, date and digests come back as
+// they were written, whether they take the compact form (the spellings of
+// Heritrix, wget and warcio) or stay strings (any other spelling).
+func TestFactCompactFields(t *testing.T) {
+	const (
+		uuid  = "<urn:uuid:0ef6c639-030a-5c23-93ab-634e8838f399>"
+		date  = "2026-03-02T06:00:08Z"
+		sha1a = "sha1:QTF23MUKSD7HST5O76F365Y65EWCXU43"
+		sha1b = "sha1:2Y5TQBQ3A4IMLHVYAAOAJIX3BMFYS3OY"
+	)
+	upper, lower := strings.ToUpper(uuid), strings.ToLower(sha1a)
+	tests := []struct {
+		name             string
+		kind, id, date   string
+		digest, computed string
+		verbatim         []string // the fields written as strings
+	}{
+		{"as crawlers write them", "response", uuid, date, sha1a, sha1a, nil},
+		{"a computed digest that differs", "response", uuid, date, sha1a, sha1b, nil},
+		{"a date before 1970", "response", uuid, "1969-07-20T20:17:40Z", sha1a, sha1a, nil},
+		{"upper-case UUID", "response", upper, date, sha1a, sha1a, []string{upper}},
+		{"an ID of another scheme", "response", "<urn:x-example:1>", date, sha1a, sha1a, []string{"<urn:x-example:1>"}},
+		{"a UUID a digit short", "response", uuid[:45] + ">", date, sha1a, sha1a, []string{uuid[:45] + ">"}},
+		{"fractions of a second", "response", uuid, "2026-03-02T06:00:08.123Z", sha1a, sha1a, []string{"2026-03-02T06:00:08.123Z"}},
+		{"a date with an offset", "response", uuid, "2026-03-02T07:00:08+01:00", sha1a, sha1a, []string{"2026-03-02T07:00:08+01:00"}},
+		{"a month 13", "response", uuid, "2026-13-02T06:00:08Z", sha1a, sha1a, []string{"2026-13-02T06:00:08Z"}},
+		{"lower-case base32", "response", uuid, date, lower, sha1a, []string{lower}},
+		{"a computed digest in lower case", "response", uuid, date, sha1a, lower, []string{lower}},
+		{"a SHA-256 digest", "response", uuid, date, "sha256:" + strings.Repeat("a", 64), sha1a, []string{"sha256:" + strings.Repeat("a", 64)}},
+		{"a SHA-1 in hex", "response", uuid, date, "sha1:" + strings.Repeat("0", 40), sha1a, []string{"sha1:" + strings.Repeat("0", 40)}},
+		{"a kind no list names", "x-custom", uuid, date, sha1a, sha1a, []string{"x-custom"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Fact{Offset: 1234, kind: tc.kind, size: 5678, id: tc.id, cls: clsEligible, uri: "http://example.org/",
+				date: tc.date, digest: tc.digest, computed: tc.computed, length: 99}
+			b, err := f.AppendBinary(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g Fact
+			if err := g.UnmarshalBinary(b); err != nil {
+				t.Fatal(err)
+			}
+			if g.kind != f.kind || g.id != f.id || g.date != f.date || g.digest != f.digest || g.computed != f.computed ||
+				g.Offset != f.Offset || g.size != f.size || g.uri != f.uri || g.length != f.length {
+				t.Errorf("read back %+v, wrote %+v", g, f)
+			}
+			for _, v := range []string{tc.kind, tc.id, tc.date, tc.digest, tc.computed} {
+				if want := slices.Contains(tc.verbatim, v); bytes.Contains(b, []byte(v)) != want {
+					t.Errorf("%q written as a string: %v, want %v", v, !want, want)
+				}
+			}
+		})
+	}
 }
