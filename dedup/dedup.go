@@ -586,7 +586,7 @@ func NewID(orig, what string) string {
 	sum := sha1.Sum([]byte("warcdedup\x00" + what + "\x00" + orig))
 	sum[6] = sum[6]&0x0f | 0x50
 	sum[8] = sum[8]&0x3f | 0x80
-	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+	return formatUUIDID(sum[:16])
 }
 
 func kindName(rec *warcio.Record) string {
