@@ -109,7 +109,10 @@ func normalize(host string) string {
 	// (found by FuzzOf with U+04C0), and the key must not depend on case.
 	h = strings.ToLower(h)
 	if a, err := idnaProfile.ToASCII(h); err == nil && a != "" {
-		return strings.ToLower(a)
+		// UTS #46 maps the full-width and ideographic full stops (U+FF0E,
+		// U+3002, U+FF61) to "." as label separators, so a trailing one is
+		// a trailing dot only now (found by FuzzOf with "．").
+		return strings.ToLower(strings.TrimRight(a, "."))
 	}
 	return h
 }

@@ -46,6 +46,10 @@ func TestOf(t *testing.T) {
 		// IDNs: Unicode and punycode forms give the same key.
 		{"www.bücher.de", "xn--bcher-kva.de"},
 		{"www.xn--bcher-kva.de", "xn--bcher-kva.de"},
+		// Full-width and ideographic full stops separate labels (UTS #46),
+		// trailing ones too.
+		{"www．example。com．", "example.com"},
+		{"．", ""},
 		{"WWW.BÜCHER.DE", "xn--bcher-kva.de"},
 		{"news.例え.jp", "xn--r8jz45g.jp"},
 		{"news.xn--r8jz45g.jp", "xn--r8jz45g.jp"},
