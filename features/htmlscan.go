@@ -491,6 +491,9 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 			}
 			val, i = r[vs:j], j
 		}
+		if bytes.IndexByte(val, '\r') >= 0 {
+			val = convertNewlines(val)
+		}
 		if bytes.IndexByte(val, '&') >= 0 {
 			val = unescapeAttr(val)
 		}
@@ -503,6 +506,25 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 		i++
 	}
 	return key, val, i < len(r) && r[i] != '>'
+}
+
+// convertNewlines returns v with "\r\n" and "\r" as "\n", as HTML's input
+// stream is preprocessed (HTML5, Sec. 13.2.3.5) and the Tokenizer gives
+// attribute values (before their references are decoded: "&#13;" stays a
+// carriage return). v is not changed.
+func convertNewlines(v []byte) []byte {
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\r' {
+			c = '\n'
+			if i+1 < len(v) && v[i+1] == '\n' {
+				i++
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // unescapeAttr decodes the character references of an attribute value. In

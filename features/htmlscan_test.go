@@ -147,6 +147,7 @@ func TestTagAttrMatchesTokenizer(t *testing.T) {
 		`<p title="&notit; &notin; &copy &copy; &#x1F600; &#128512; &#0; &#xD800;">`,
 		`<p a="&amp;&amp;&amp;" b=&quot;unquoted&quot; c='&' d="&;" e="&#;" f="&#x;">`,
 		`<p ÄB="x" b="é&eacute;" B="dup" a="second">`,
+		"<a 0='\r' b=\"x\r\ny\ry&#13;\" c=z\r>",
 	} {
 		ours, theirs := tagAttrs([]byte(body))
 		if !reflect.DeepEqual(ours, theirs) {
