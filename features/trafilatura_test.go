@@ -47,14 +47,14 @@ func trafilaturaText(src []byte, pageURL string) (text string, failed bool) {
 // (go-trafilatura's parser takes UTF-8, so it is given the bytes our charset
 // detection decoded). It is a measurement, logged; it holds trafilatura's
 // scores to nothing, only to having run over every page with gold text. It is
-// slow, so it runs with the corpus-wide measurements only: go-trafilatura read
-// 8 MB of HTML per CPU-second (our main text 240), 70 CPU-seconds for the corpus.
+// slow, so it runs with the corpus-wide measurements only (about 80
+// CPU-seconds for the corpus).
 //
-// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.881
-// (P 0.900, R 0.902), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
-// ours 0.811, trafilatura 0.784 (WCXB's README: 0.791 on its development
-// split). CPU per page ours 0.57 ms, trafilatura 15.1 ms. Taking, page by
-// page, the better of the two would give wcxb 0.863 (logged): a choice
+// Measured on the 4,546 corpus pages with gold text: word F1 ours 0.885
+// (P 0.898, R 0.911), trafilatura 0.846 (P 0.849, R 0.907); on wcxb's 1,114
+// ours 0.815, trafilatura 0.784 (WCXB's README: 0.791 on its development
+// split). CPU per page ours 0.66 ms, trafilatura 18.0 ms. Taking, page by
+// page, the better of the two would give wcxb 0.865 (logged): a choice
 // between them would have to be right on every page to reach 0.86 there,
 // and the simple choices (trafilatura where our
 // text is under a tenth or a fifth of its, or of the page's words) gained
