@@ -109,6 +109,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 // fail, and its output, read back, must hold every input record in its
 // place, as itself (the same bytes) or, for a response, as a revisit of the
 // same capture, plus the annotations the run counted.
+//
+// Its inputs are WARC files of several kilobytes, which the fuzzer's default
+// minimization (60 s for each new input) takes most of a short run to
+// shrink: `go test ./dedup -run '^$' -fuzz '^FuzzRun$' -fuzzminimizetime 5s`
+// ran 4,614 inputs in 150 s, against 34 in 240 s without the flag.
 func FuzzRun(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		for _, flags := range []uint8{0, 1, 2} {
