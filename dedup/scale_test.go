@@ -185,19 +185,18 @@ func TestShuffleComposition(t *testing.T) {
 			}
 			prev = e.Key
 		}
-		// Each field as AppendBinary writes it.
-		id += str(f.id)
+		// Each field as AppendBinary writes it: compact or as a string.
+		idLen, dateLen, digestLen := str(f.id), str(f.date), str(f.digest)
 		if _, ok := uuidID(f.id); ok {
-			id += 16 - str(f.id)
+			idLen = 16
 		}
-		date += str(f.date)
 		if s, ok := dateSeconds(f.date); ok {
-			date += len(binary.AppendVarint(nil, s)) - str(f.date)
+			dateLen = len(binary.AppendVarint(nil, s))
 		}
-		digest += str(f.digest)
 		if _, ok := sha1Bytes(f.digest); ok {
-			digest += 20 - str(f.digest)
+			digestLen = 20
 		}
+		id, date, digest = id+idLen, date+dateLen, digest+digestLen
 		uri, entity = uri+str(f.uri), entity+str(f.entity)
 	}
 	if pages == 0 {
