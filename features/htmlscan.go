@@ -513,18 +513,7 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 // attribute values (before their references are decoded: "&#13;" stays a
 // carriage return). v is not changed.
 func convertNewlines(v []byte) []byte {
-	out := make([]byte, 0, len(v))
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '\r' {
-			c = '\n'
-			if i+1 < len(v) && v[i+1] == '\n' {
-				i++
-			}
-		}
-		out = append(out, c)
-	}
-	return out
+	return bytes.ReplaceAll(bytes.ReplaceAll(v, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 }
 
 // unescapeAttr decodes the character references of an attribute value. In
