@@ -62,6 +62,7 @@ func score(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "write the score as JSON")
 	examples := fl.Int("examples", 0, "also list up to this many false-positive and missed pairs")
 	replaced := fl.Bool("replaced", false, "score only pages replaced by revisits, not pages kept and annotated (precision of replaced pages)")
+	contains := fl.Bool("containments", false, "also count pages kept whole and annotated as holding a kept page's text, or held in one (--near=annotate), as duplicates found")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: dedupbench score -labels FILE [-json] OUT.warc.gz...")
 		fmt.Fprintln(stderr, "OUT are warcdedup's output WARCs, in the order of the input files.")
@@ -83,6 +84,9 @@ func score(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "dedupbench score: %v\n", err)
 		return 1
+	}
+	if *contains {
+		d = d.WithContainments()
 	}
 	if *replaced {
 		d = d.Replaced()

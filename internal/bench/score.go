@@ -28,6 +28,11 @@ type Decisions struct {
 	// (a metadata record) rather than replaced by a revisit: a duplicate
 	// found, but no page thrown away.
 	Annotated map[string]bool
+	// Contains maps the records kept whole and annotated as holding a kept
+	// record's text, or as held in one (a containment), to that record. They
+	// are not in RefersTo: a page that keeps text of its own is not a
+	// duplicate of the other until WithContainments says so.
+	Contains  map[string]string
 	Seen      int // labeled records found in the output
 	Unlabeled int // output records that are no labeled record (warcinfo, others)
 	Unmapped  int // revisits or annotations whose record or target is not labeled
@@ -73,7 +78,7 @@ func (ix *labelIndex) original(h *warcio.Header, file string, pos int) (int, boo
 // so of the record in its WARC-Refers-To with its near-duplicate-of line.
 func ReadDecisions(files []string, ls []Label) (*Decisions, error) {
 	ix := newLabelIndex(ls)
-	d := &Decisions{RefersTo: map[string]string{}, Annotated: map[string]bool{}}
+	d := &Decisions{RefersTo: map[string]string{}, Annotated: map[string]bool{}, Contains: map[string]string{}}
 	for _, name := range files {
 		if err := d.readFile(name, ls, ix); err != nil {
 			return nil, err
@@ -126,13 +131,26 @@ func (d *Decisions) readFile(name string, ls []Label, ix *labelIndex) error {
 			if err != nil {
 				return err
 			}
-			kept := ""
+			kept, holds := "", ""
 			for _, line := range strings.Split(string(b), "\n") {
-				if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "near-duplicate-of") {
+				k, v, ok := strings.Cut(line, ":")
+				if !ok {
+					continue
+				}
+				switch strings.ToLower(strings.TrimSpace(k)) {
+				case "near-duplicate-of":
 					kept = strings.TrimSpace(v)
+				case "contains-text-of", "text-contained-in":
+					holds = strings.TrimSpace(v)
 				}
 			}
 			switch {
+			case kept == "" && holds != "":
+				if _, ok := ix.byID[holds]; ok {
+					d.Contains[dup] = holds
+				} else {
+					d.Unmapped++
+				}
 			case kept == "":
 				d.Unlabeled++
 			case !d.add(dup, kept, ix):
@@ -158,6 +176,24 @@ func (d *Decisions) Replaced() *Decisions {
 		}
 	}
 	r.Annotated = map[string]bool{}
+	return &r
+}
+
+// WithContainments returns the decisions with the containments added as
+// duplicates found and kept whole: what recall of pairs found, replaced or
+// not, is measured on.
+func (d *Decisions) WithContainments() *Decisions {
+	r := *d
+	r.RefersTo = make(map[string]string, len(d.RefersTo)+len(d.Contains))
+	r.Annotated = make(map[string]bool, len(d.Annotated)+len(d.Contains))
+	for dup, kept := range d.Contains {
+		r.RefersTo[dup] = kept
+		r.Annotated[dup] = true
+	}
+	for dup, kept := range d.RefersTo {
+		r.RefersTo[dup] = kept
+		r.Annotated[dup] = d.Annotated[dup]
+	}
 	return &r
 }
 

@@ -166,6 +166,7 @@ func TestReadDecisions(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	w := warcio.NewWriter(&buf, true)
+	meta := "near-duplicate-of: " + ls[0].RecordID + "\r\nmethod: spotsigs\r\n"
 	write := func(fields ...string) {
 		t.Helper()
 		h := &warcio.Header{Version: "WARC/1.1"}
@@ -174,7 +175,7 @@ func TestReadDecisions(t *testing.T) {
 		}
 		block := []byte("HTTP/1.1 200 OK\r\n\r\n")
 		if h.Get("WARC-Type") == "metadata" {
-			block = []byte("near-duplicate-of: " + ls[0].RecordID + "\r\nmethod: spotsigs\r\n")
+			block = []byte(meta)
 		}
 		if err := w.WriteRecord(h, block); err != nil {
 			t.Fatal(err)
@@ -228,6 +229,41 @@ func TestReadDecisions(t *testing.T) {
 	}
 	if len(d.RefersTo) != len(want) {
 		t.Error("Replaced changed the decisions it was made from")
+	}
+	if len(d.Contains) != 0 {
+		t.Errorf("Contains = %v, want none", d.Contains)
+	}
+
+	// A containment annotation: C1 kept whole, holding A1's text. It is a
+	// duplicate found only with WithContainments, and never a replacement.
+	buf.Reset()
+	meta = "contains-text-of: " + ls[0].RecordID + "\r\ncontains-text-of-uri: " + ls[0].URI + "\r\ncontainment: 0.8\r\n"
+	resp(ls[0])
+	resp(ls[4])
+	write("WARC-Type", "metadata", "WARC-Record-ID", "<urn:uuid:meta>", "WARC-Date", ls[4].Date,
+		"WARC-Target-URI", ls[4].URI, "WARC-Refers-To", ls[4].RecordID, "Content-Type", "application/warc-fields")
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = ReadDecisions([]string{name}, ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.RefersTo) != 0 || len(d.Annotated) != 0 || d.Unmapped != 0 {
+		t.Errorf("RefersTo = %v, Annotated = %v, Unmapped = %d: want no duplicate", d.RefersTo, d.Annotated, d.Unmapped)
+	}
+	if len(d.Contains) != 1 || d.Contains[ls[4].RecordID] != ls[0].RecordID {
+		t.Errorf("Contains = %v, want %s in %s", d.Contains, ls[4].RecordID, ls[0].RecordID)
+	}
+	c := d.WithContainments()
+	if len(c.RefersTo) != 1 || c.RefersTo[ls[4].RecordID] != ls[0].RecordID || !c.Annotated[ls[4].RecordID] {
+		t.Errorf("WithContainments: RefersTo = %v, Annotated = %v", c.RefersTo, c.Annotated)
+	}
+	if len(c.Replaced().RefersTo) != 0 {
+		t.Error("a containment counted as a replaced page")
+	}
+	if len(d.RefersTo) != 0 {
+		t.Error("WithContainments changed the decisions it was made from")
 	}
 }
 
