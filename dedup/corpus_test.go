@@ -475,6 +475,38 @@ func TestContainment(t *testing.T) {
 	}
 }
 
+// TestContainmentSameSite: nhl.com's story of one game and its round-up of
+// the night's games, which holds the story (gold text containment 0.82), are
+// a containment in either order once the site's other pages have shown its
+// frame: 19 of the story's 22 content signatures are in the round-up, so
+// neither replaces the other (the round-up's other games would be lost), and
+// both are reported.
+func TestContainmentSameSite(t *testing.T) {
+	nhl := func(r string, id int) page {
+		return page{id: r, url: fmt.Sprintf("http://www.nhl.com/ice/news.htm?id=%d", id), html: "dragnet/pages/nhl.com/" + r + ".html.gz"}
+	}
+	site := []page{nhl("R414", 644968), nhl("R415", 644942), nhl("R413", 644971), nhl("R412", 645063), nhl("R416", 644941)}
+	story, roundup := nhl("R420", 644960), nhl("R419", 644961)
+	for _, tc := range []struct {
+		first, later page
+		dir          string
+	}{
+		{story, roundup, "contains"},
+		{roundup, story, "contained-in"},
+	} {
+		pages := append(append([]page{}, site...), tc.first, tc.later)
+		found, st, dups := nearFoundSims(t, DefaultOptions(), pages)
+		n := len(pages)
+		if dup := dups[n-1]; found[n-1] != n-2 || dup.Kind != "containment" || dup.Direction != tc.dir ||
+			dup.Relation != "same-site" || dup.Containment < near.ContainShare {
+			t.Errorf("%s after %s: found %v, report %+v", tc.later.id, tc.first.id, found, dup)
+		}
+		if st.NearRevisits != 0 || st.Containments != 1 {
+			t.Errorf("%s after %s: stats %+v", tc.later.id, tc.first.id, st)
+		}
+	}
+}
+
 // TestShortRecapture: a page with too little text for spot signatures (a
 // two-sentence post of the corpus, thecuriousbrain.com R628) re-captured
 // with a new comment count and time is a near duplicate of the first capture
