@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,14 +27,16 @@ func compare(args []string, stdout, stderr io.Writer) int {
 	anchor := fl.Bool("anchor", false, "add the anchor: datatrove/FineWeb's trafilatura main text, word 5-shingles, MinHash-LSH at Jaccard 0.5")
 	wcxb := fl.String("wcxb", "", "a folder written by dedupbench wcxb: run every method there too and report its pairs, true and false")
 	wcxbRouted := fl.String("wcxb-routed", "", "a folder of warcdedup's output for the -wcxb WARCs, scored as the routed default")
+	bench2 := fl.String("bench2", "", "a benchmark of another seed (dedupbench gen -seed N): every method again there, at the threshold it shows on -bench")
+	routed2 := fl.String("routed2", "", "a folder of warcdedup's output for the -bench2 WARCs, scored as the routed default")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]]")
+		fmt.Fprintln(stderr, "Usage: dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]] [-bench2 DIR [-routed2 OUTDIR]]")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if *dir == "" || fl.NArg() != 0 || *wcxbRouted != "" && *wcxb == "" {
+	if *dir == "" || fl.NArg() != 0 || *wcxbRouted != "" && *wcxb == "" || *routed2 != "" && *bench2 == "" {
 		fl.Usage()
 		return 2
 	}
@@ -90,7 +93,33 @@ func compare(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	cmp.Intro = compareIntro(len(ls), *anchor, *wcxb != "")
+	seed2 := 0
+	if *bench2 != "" {
+		sls, err := bench.ReadLabels(filepath.Join(*bench2, "labels.jsonl"))
+		if err != nil {
+			return fail(err)
+		}
+		if seed2, err = benchSeed(*bench2); err != nil {
+			return fail(err)
+		}
+		prefix := fmt.Sprintf("seed %d: ", seed2)
+		sm, sst, err := loadMethods(*bench2, sls, want, *anchor, prefix, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		cmp.Stages = append(cmp.Stages, sst...)
+		sr := bench.SeedResult{Name: fmt.Sprintf("seed %d", seed2), Pages: len(sls)}
+		if sr.Results, err = bench.Compare(sls, nil, sm); err != nil {
+			return fail(err)
+		}
+		if *routed2 != "" {
+			if sr.Routed, err = scoreOutput(*routed2, sls); err != nil {
+				return fail(err)
+			}
+		}
+		cmp.Seeds = append(cmp.Seeds, sr)
+	}
+	cmp.Intro = compareIntro(len(ls), *anchor, *wcxb != "", seed2)
 	var buf bytes.Buffer
 	if err := cmp.WriteMarkdown(&buf); err != nil {
 		return fail(err)
@@ -194,7 +223,23 @@ func scoreOutput(dir string, ls []bench.Label) (*bench.Score, error) {
 	return bench.Evaluate(ls, d), nil
 }
 
-func compareIntro(records int, anchor, wcxb bool) string {
+// benchSeed is the seed a dedupbench gen folder was made with (its
+// summary.json).
+func benchSeed(dir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return 0, err
+	}
+	var sum struct {
+		Seed *int `json:"seed"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil || sum.Seed == nil {
+		return 0, fmt.Errorf("%s: no seed in summary.json", dir)
+	}
+	return *sum.Seed, nil
+}
+
+func compareIntro(records int, anchor, wcxb bool, seed2 int) string {
 	cmd := "go run ./cmd/dedupbench compare -bench /tmp/bench -routed /tmp/bench-out"
 	pre := "go run ./cmd/dedupbench gen -out /tmp/bench\ngo run ./cmd/warcdedup /tmp/bench/*.warc.gz /tmp/bench-out/\n"
 	if anchor {
@@ -203,6 +248,10 @@ func compareIntro(records int, anchor, wcxb bool) string {
 	if wcxb {
 		pre += "go run ./cmd/dedupbench wcxb -out /tmp/wcxb\ngo run ./cmd/warcdedup /tmp/wcxb/*.warc.gz /tmp/wcxb-out/\n"
 		cmd += " -wcxb /tmp/wcxb -wcxb-routed /tmp/wcxb-out"
+	}
+	if seed2 != 0 {
+		pre += fmt.Sprintf("go run ./cmd/dedupbench gen -seed %d -out /tmp/bench2\ngo run ./cmd/warcdedup /tmp/bench2/*.warc.gz /tmp/bench2-out/\n", seed2)
+		cmd += " -bench2 /tmp/bench2 -routed2 /tmp/bench2-out"
 	}
 	cmd += " -md docs/quality.md -svg docs/quality.svg"
 	s := fmt.Sprintf("# Near-duplicate quality: methods compared on the dedupbench benchmark\n\n"+
@@ -227,6 +276,11 @@ func compareIntro(records int, anchor, wcxb bool) string {
 		s += "\nThe wcxb columns run every method, at the threshold shown, over the corpus's 1,138 modern non-news pages " +
 			"(`dedupbench wcxb`), whose only duplicates are pages whose gold texts have a resemblance of at least 0.8 " +
 			"(one pair): every other pair reported is two different pages merged.\n"
+	}
+	if seed2 != 0 {
+		s += fmt.Sprintf("\nThe benchmark of seed %d (`dedupbench gen -seed %d`: the same corpus, other pages drawn for each case, "+
+			"other copies, frames and re-captures) runs every method again at the threshold it shows on the first: thresholds "+
+			"chosen on one seed, measured on another.\n", seed2, seed2)
 	}
 	return s + "\n![precision, recall and F1 against the threshold](quality.svg)\n"
 }

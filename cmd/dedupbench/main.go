@@ -5,7 +5,7 @@
 //	dedupbench gen   [-corpus DIR] [-out DIR] [-seed N] [-files N] [-recaptured N] [-syndicated N] [-scale N]
 //	dedupbench score -labels FILE [-json] [-examples N] OUT.warc.gz...
 //	dedupbench run -bench DIR [-warcdedup BIN] [-out DIR] [-- warcdedup flags...]
-//	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]]
+//	dedupbench compare -bench DIR [-md FILE] [-svg FILE] [-routed OUTDIR] [-methods LIST] [-anchor] [-wcxb DIR [-wcxb-routed OUTDIR]] [-bench2 DIR [-routed2 OUTDIR]]
 //	dedupbench wcxb  [-corpus DIR] [-out DIR]
 //	dedupbench records [-n N] [-out FILE]
 //

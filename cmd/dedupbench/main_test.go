@@ -136,9 +136,10 @@ func TestRun(t *testing.T) {
 }
 
 // TestCompareAnchor runs compare with the anchor on a small benchmark, which
-// also stands in as the second (-wcxb) set: the anchor's rows, its CPU
-// stages and the second set's columns are in the output, and no method that
-// was not asked for.
+// also stands in as the second (-wcxb) set, and on a small benchmark of
+// another seed (-bench2, its input WARCs standing in as warcdedup's output):
+// the anchor's rows, its CPU stages, the second set's columns and the other
+// seed's table are in the output, and no method that was not asked for.
 func TestCompareAnchor(t *testing.T) {
 	corpus := filepath.Dir(testshared.Path(t, "corpus/_pairs"))
 	dir := t.TempDir()
@@ -148,8 +149,15 @@ func TestCompareAnchor(t *testing.T) {
 	}
 	out.Reset()
 	errb.Reset()
+	dir2 := t.TempDir()
+	if code := run([]string{"gen", "-corpus", corpus, "-out", dir2, "-max-pages", "40", "-files", "1", "-seed", "7"}, &out, &errb); code != 0 {
+		t.Fatalf("gen -seed 7: %d %s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
 	md := filepath.Join(t.TempDir(), "q.md")
-	args := []string{"compare", "-bench", dir, "-wcxb", dir, "-md", md, "-methods", "SpotSigs, FineWeb MinHash 28x4 (anchor)"}
+	args := []string{"compare", "-bench", dir, "-wcxb", dir, "-bench2", dir2, "-routed2", dir2, "-md", md,
+		"-methods", "SpotSigs, FineWeb MinHash 28x4 (anchor)"}
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("compare: %d %s", code, errb.String())
 	}
@@ -166,6 +174,9 @@ func TestCompareAnchor(t *testing.T) {
 		"| wcxb: anchor: normalized words, 5-shingles |",
 		"| pair search: FineWeb MinHash 28x4 (anchor) |",
 		"wcxb pairs reported | wcxb true | wcxb false |",
+		"## The same at seed 7 (",
+		"| seed 7: anchor: main text by trafilatura |",
+		"-bench2 /tmp/bench2 -routed2 /tmp/bench2-out",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
@@ -174,6 +185,16 @@ func TestCompareAnchor(t *testing.T) {
 	for _, not := range []string{"14x8", "AF-SpotSigs", "(main text)"} {
 		if strings.Contains(s, not) {
 			t.Errorf("output has %q, not asked for", not)
+		}
+	}
+	// The other seed's table: warcdedup's row (its input, nothing found: recall
+	// 0), then the anchor's and SpotSigs' rows at the first seed's thresholds.
+	_, sec, _ := strings.Cut(s, "## The same at seed 7 (")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	for _, want := range []string{"| **warcdedup (routed default)** | defaults | 1.000 | 0.000 |",
+		"| **FineWeb MinHash 28x4 (anchor)** | 0.500 |", "| SpotSigs | "} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("seed 7's table lacks %q:\n%s", want, sec)
 		}
 	}
 }

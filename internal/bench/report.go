@@ -89,6 +89,17 @@ type Comparison struct {
 	Other       []Result
 	OtherRouted *Score
 	OtherTypes  []string // page types of the other set, for the false pairs by type
+	// Seeds are the methods run again on benchmarks of other seeds.
+	Seeds []SeedResult
+}
+
+// SeedResult is every method run on a benchmark of another seed, and
+// warcdedup's output for it scored (nil if not given).
+type SeedResult struct {
+	Name    string
+	Pages   int
+	Results []Result
+	Routed  *Score
 }
 
 // Stage is the CPU time of a processing stage over some pages.
@@ -153,6 +164,30 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 			name = "**" + name + "**"
 		}
 		row(name, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+	}
+	for _, sd := range c.Seeds {
+		fmt.Fprintf(bw, "\n## The same at %s (%d pages), each method at the threshold above\n\n%s\n", sd.Name, sd.Pages, tableHead)
+		fmt.Fprintln(bw, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		if sd.Routed != nil {
+			tableRow(bw, "**warcdedup (routed default)**", "defaults", sd.Routed)
+			fmt.Fprintln(bw)
+		}
+		at := map[string]Result{}
+		for _, r := range sd.Results {
+			at[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)] = r
+		}
+		for _, b := range bests {
+			r, ok := at[fmt.Sprintf("%s\x00%.6f", b.Method, b.Threshold)]
+			if !ok {
+				continue
+			}
+			name := r.Method
+			if r.Operating {
+				name = "**" + name + "**"
+			}
+			tableRow(bw, name, fmt.Sprintf("%.3f", r.Threshold), r.Score)
+			fmt.Fprintln(bw)
+		}
 	}
 	if len(c.Stages) > 0 || c.Pages > 0 {
 		fmt.Fprint(bw, "\n## CPU time\n\n| stage | pages | CPU s | CPU ms per page |\n|---|---:|---:|---:|\n")
