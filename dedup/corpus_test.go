@@ -191,16 +191,18 @@ func TestRealPairs(t *testing.T) {
 	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
 		t.Errorf("re-crawls of one URL missed")
 	}
-	// Measured 2026-11-23: 8 of 8 same-site, 10 of 10 cross-site, one of
-	// them (a long msn.com article holding the cbsnews.com Earhart story, at
-	// Jaccard 0.20 on their content signatures) as a containment, annotated.
+	// 8 of 8 same-site, 10 of 10 cross-site, two of them as containments,
+	// kept whole and reported: a long msn.com article holding the cbsnews.com
+	// Earhart story (Jaccard 0.20 on their content signatures), and
+	// nhl.com's round-up of a night's games holding its story of one game
+	// (0.59; a revisit would lose the other games).
 	for _, c := range []string{"same_site_near_duplicate", "cross_site_same_core"} {
 		if hits[c] < total[c] {
 			t.Errorf("%s: %d of %d found", c, hits[c], total[c])
 		}
 	}
-	if contained > 1 {
-		t.Errorf("%d real pairs found only as containments, want at most 1: near duplicates became annotations", contained)
+	if contained > 2 {
+		t.Errorf("%d real pairs found only as containments, want at most 2: near duplicates became annotations", contained)
 	}
 }
 
