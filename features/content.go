@@ -747,6 +747,16 @@ func (e *Extractor) mainText() bool {
 	if e.bs.sawBody {
 		e.bodyText(bs, st, cls)
 	}
+	// A notice (a cookie banner, a browser or comment-form notice, a
+	// copyright line) is no part of the main text wherever it stands: the
+	// passes above take blocks by where they stand (a story-body container,
+	// the main region, the place of good siblings), and a wire service's
+	// copyright line stands in its story's container.
+	for i := range bs {
+		if st[i].notice && cls[i] == clsGood {
+			cls[i] = clsBad
+		}
+	}
 	e.proseOutside, e.mainWords = 0, 0
 	for i := range bs {
 		switch {
