@@ -186,6 +186,9 @@ func TestNotices(t *testing.T) {
 		{"Thank you: your comment is now in the moderation queue and should appear on the page shortly.", true},
 		{"If you are having a problem with the tutorial, please check the forum for an answer. If you would like to proceed with posting your comment, click Submit Comment.", true},
 		{"Please be polite and stay on topic when you write here, then press Post Comment below and wait.", true},
+		{"Copyright 2008 The Associated Press. All rights reserved. This material may not be published, broadcast, rewritten or redistributed.", true},
+		{"© 2006, Earth Tones - All Rights Reserved. Site by a local studio of the valley.", true},
+		{"The publisher said all rights to the book would return to its author at the end of next year.", false},
 		{"The council said it would read every comment the public sent before the vote on the new bridge.", false},
 		{"The council said on Tuesday that the new bridge would be finished by the end of the year.", false},
 		{long, false},
@@ -199,6 +202,18 @@ func TestNotices(t *testing.T) {
 			t.Errorf("%.50q: in the main text %v, want %v:\n%s", tc.text, in, !tc.notice, got)
 		}
 	}
+}
+
+// TestNoticeInStoryBody: a wire service's copyright line inside the story's
+// own container stays out of the main text, though the container's other
+// blocks are taken for where they stand (bodyText).
+func TestNoticeInStoryBody(t *testing.T) {
+	page := `<body><div class="entry-content">` + storyPara + storyPara +
+		`<p>Copyright 2008 The Associated Press. All rights reserved. This material may not be published, broadcast, rewritten or redistributed.</p>` +
+		`</div></body>`
+	e := mainTextExtractor(t)
+	d := e.Extract([]byte(page), "text/html", "")
+	checkWords(t, mainTextString(e, d), []string{"the council said"}, []string{"associated press", "rights reserved"})
 }
 
 // checkWords holds a text to holding each of want and none of wantNot.
