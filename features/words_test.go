@@ -72,7 +72,8 @@ func TestContainerNames(t *testing.T) {
 		"ad", "-ad-", "main", "x", "cookie", "notice", "post", "entry", "story", "header", "ban", "ner", "gd", "pr",
 		"content", "body", "text", "article", "and", "modal", "drop", "down", "tag-", "one", "trust", "-body", "cook", "ie",
 		"share", "over", "lay", "but", "ton", "sub", "scribe", "about", "author", "bio", "box",
-		"comment", "com", "mun", "ity", "replies", "re", "mark"}
+		"comment", "com", "mun", "ity", "replies", "re", "mark", "copy", "right", "bread", "crumb", "most", "-read", "-popular",
+		"recom", "mend"}
 	for i := 0; i < 20000; i++ {
 		var b []byte
 		for n := r.IntN(6); n >= 0; n-- {
