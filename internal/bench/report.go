@@ -102,6 +102,10 @@ type SeedResult struct {
 	Routed  *Score
 }
 
+// key names a method's result at one threshold, to find it again in another
+// set's results.
+func (r Result) key() string { return fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold) }
+
 // Stage is the CPU time of a processing stage over some pages.
 type Stage struct {
 	Name  string
@@ -123,7 +127,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	fmt.Fprint(bw, c.Intro)
 	other := map[string]*Score{}
 	for _, r := range c.Other {
-		other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)] = r.Score
+		other[r.key()] = r.Score
 	}
 	head := func() {
 		fmt.Fprint(bw, tableHead)
@@ -163,7 +167,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		if r.Operating {
 			name = "**" + name + "**"
 		}
-		row(name, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+		row(name, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[r.key()])
 	}
 	for _, sd := range c.Seeds {
 		fmt.Fprintf(bw, "\n## The same at %s (%d pages), each method at the threshold above\n\n%s\n", sd.Name, sd.Pages, tableHead)
@@ -174,10 +178,10 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		}
 		at := map[string]Result{}
 		for _, r := range sd.Results {
-			at[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)] = r
+			at[r.key()] = r
 		}
 		for _, b := range bests {
-			r, ok := at[fmt.Sprintf("%s\x00%.6f", b.Method, b.Threshold)]
+			r, ok := at[b.key()]
 			if !ok {
 				continue
 			}
@@ -229,13 +233,13 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		}
 		typeRow("warcdedup (routed default)", "defaults", c.OtherRouted)
 		for _, r := range bests {
-			typeRow(r.Method, fmt.Sprintf("%.3f", r.Threshold), other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+			typeRow(r.Method, fmt.Sprintf("%.3f", r.Threshold), other[r.key()])
 		}
 	}
 	fmt.Fprint(bw, "\n## Every threshold\n\n")
 	head()
 	for _, r := range c.Results {
-		row(r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[fmt.Sprintf("%s\x00%.6f", r.Method, r.Threshold)])
+		row(r.Method, fmt.Sprintf("%.3f", r.Threshold), r.Score, other[r.key()])
 	}
 	return bw.Flush()
 }
