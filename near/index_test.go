@@ -488,7 +488,7 @@ func TestCrossSiteBigrams(t *testing.T) {
 // TestFrameOfReplacedPages: a site whose main text is its template at every
 // URL. Its first page is kept and the next ones are near duplicates of it;
 // counted in the site's frame by AddFrame (once a URL), the template is
-// frame once frameURLs of the site's URLs, half of them or more, hold it, and
+// frame once frameURLs of the site's URLs, a fifth of them or more, hold it, and
 // a later page is compared on its own text. Pages counted so are never
 // a match nor handed on, and a copy of a story at a few URLs of a large site
 // is no frame.
@@ -531,25 +531,56 @@ func TestFrameOfReplacedPages(t *testing.T) {
 		t.Errorf("%d pages in the index after a withdrawn URL came back, want %d", x.Len(), frameURLs+1)
 	}
 
-	// A large site: a story at frameURLs of its 20 URLs is under
+	// A large site: a story at frameURLs of its 30 URLs is under
 	// frameURLShare of them, and its copy at one more URL is still found.
 	y, err := NewIndex(DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 16 {
+	for i := range 26 {
 		y.Add(&Page{Ref: uint32(i), Site: "news.example", URL: URLKey(fmt.Sprintf("http://news.example/other/%d", i)),
 			Spots: bagOf(seq(100_000+1_000*i, 90)...)})
 	}
 	story := func(url string) *Page {
-		return &Page{Ref: 16, Site: "news.example", URL: URLKey("http://news.example/" + url), Spots: bagOf(seq(50_000, 60)...)}
+		return &Page{Ref: 26, Site: "news.example", URL: URLKey("http://news.example/" + url), Spots: bagOf(seq(50_000, 60)...)}
 	}
 	y.Add(story("s/0"))
 	for i := 1; i < frameURLs; i++ {
 		y.AddFrame(story(fmt.Sprintf("s/%d", i)))
 	}
-	if m, found := y.Match(story("s/9")); !found || m.Ref != 16 || !m.Replace() {
-		t.Errorf("the story's copy on a large site: found %v %+v, want page 16", found, m)
+	if m, found := y.Match(story("s/9")); !found || m.Ref != 26 || !m.Replace() {
+		t.Errorf("the story's copy on a large site: found %v %+v, want page 26", found, m)
+	}
+
+	// A section's template at a fifth of a site's URLs is frame: its pages
+	// are near duplicates of the first (the template is most of each) until
+	// 6 of the site's 30 URLs hold it; the next is compared on its own
+	// text. At half the URLs, the share this rule had, it was not frame yet
+	// and the next page was replaced by the first.
+	z, err := NewIndex(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 24 {
+		z.Add(&Page{Ref: uint32(i), Site: "news.example", URL: URLKey(fmt.Sprintf("http://news.example/other/%d", i)),
+			Spots: bagOf(seq(100_000+1_000*i, 90)...)})
+	}
+	section := func(ref uint32, own []uint64) *Page {
+		return &Page{Ref: ref, Site: "news.example", URL: URLKey(fmt.Sprintf("http://news.example/section/%d", ref)),
+			Spots: bagOf(append(append([]uint64(nil), template...), own...)...)}
+	}
+	z.Add(section(24, seq(300_000, 5)))
+	for i := 1; i < 6; i++ {
+		p := section(uint32(24+i), seq(300_000+100*i, 5))
+		if i < frameURLs {
+			if m, found := z.Match(p); !found || m.Ref != 24 {
+				t.Fatalf("section page %d: found %v %+v, want a near duplicate of page 24", i, found, m)
+			}
+		}
+		z.AddFrame(p)
+	}
+	if m, found := z.Match(section(40, seq(400_000, 5))); found {
+		t.Errorf("a section page matched on the template at a fifth of the site's URLs: %+v", m)
 	}
 }
 
