@@ -307,7 +307,7 @@ func TestFrameWithinSite(t *testing.T) {
 // TestOwnTextTier: a near duplicate of a page of the same site replaces it
 // only while the page's content signatures not in the kept page are fewer
 // than OwnText or under 1/32 of its signatures. Across sites a page's own
-// text keeps it only when both pages hold OwnText and a fifth of their own
+// text keeps it only when both pages hold OwnText and a sixth of their own
 // and one of them over half (two versions of a document); with OwnText 0
 // nothing does.
 func TestOwnTextTier(t *testing.T) {
@@ -344,6 +344,9 @@ func TestOwnTextTier(t *testing.T) {
 		// WCXB's two versions of a handbook chapter, Jaccard 243/579 = 0.42.
 		{"another site, the old version", 20, doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), doc("preview.example", "http://preview.example/generics", 243, 67, 90000), false},
 		{"another site, the new version", 20, doc("preview.example", "http://preview.example/generics", 243, 67, 90000), doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), false},
+		// The old version as its main text takes the chapter's examples
+		// too: 61 of its 310 signatures its own, under a fifth.
+		{"another site, the old version with a sixth of its own", 20, doc("docs.example", "http://docs.example/2/generics", 249, 265, 50000), doc("preview.example", "http://preview.example/generics", 249, 61, 90000), false},
 		{"another site, a fifth each", 20, doc("wire.example", "http://wire.example/a", 240, 60, 50000), doc("paper.example", "http://paper.example/a", 240, 60, 90000), true},
 		{"another site, one side held", 20, doc("wire.example", "http://wire.example/a", 100, 19, 50000), doc("paper.example", "http://paper.example/a", 100, 120, 90000), true},
 		{"another site, off", 0, doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), doc("preview.example", "http://preview.example/generics", 243, 67, 90000), true},
