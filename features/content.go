@@ -747,6 +747,7 @@ func (e *Extractor) mainText() bool {
 	if e.bs.sawBody {
 		e.bodyText(bs, st, cls)
 	}
+	codeInContent(bs, st, cls)
 	// A notice (a cookie banner, a browser or comment-form notice, a
 	// copyright line) is no part of the main text wherever it stands: the
 	// passes above take blocks by where they stand (a story-body container,
@@ -1549,6 +1550,29 @@ func (e *Extractor) runOn(bs []block, st []blockStat, cls []uint8) {
 			cls[i] = clsGood
 		}
 		j = i
+	}
+}
+
+// codeInContent makes good the programs and listings (<pre>) that stand in
+// the page's content: its main region (<main> or role="main"), an <article>
+// or a story-body container (bodyName). HTML's <pre> is preformatted text
+// (HTML Living Standard, 4.4.3), in a manual its examples; they have no
+// function words to read as prose, so jusText can judge them only by their
+// neighbours (revise), and in documentation those are short sentences that
+// link what they name, judged by their own neighbours in turn: on MDN's
+// pages every example went, with the sentences between them. Trafilatura
+// keeps <pre> and <code> in the main body it finds. Two pages of a manual
+// that differ in their examples differ in their content. WCXB's word F1
+// with and without: wcxb 0.8164 and 0.8149 (documentation 0.902 and 0.894,
+// 29 pages up, 3 down: MDN's live samples, whose source its gold leaves
+// out; its test split 10 up, none down), cleaneval-final and
+// mozilla-readability a page up each, the others the same.
+func codeInContent(bs []block, st []blockStat, cls []uint8) {
+	for i := range bs {
+		b := &bs[i]
+		if b.code && (b.inMain || b.article || b.body) && cls[i] != clsGood && st[i].words > 0 && !b.furniture(true) && !b.regionOut {
+			cls[i] = clsGood
+		}
 	}
 }
 

@@ -253,6 +253,20 @@ const json = await response.json();</code></pre>`
 		{"in a footer",
 			`<body>` + menu + `<div class="doc">` + storyPara + `<footer>` + code + `</footer>` + storyPara + `</div>` + menu + `</body>`,
 			[]string{"council"}, []string{"fetch"}},
+		// A manual's sentences between its examples are short and link what
+		// they name, so they are no neighbours that read as prose: the
+		// examples in the page's main region, an article or a story body
+		// are its content all the same.
+		{"in <main>, among short linked sentences",
+			`<body>` + menu + `<main>` + storyPara + `<p>Call <a href="/fetch">fetch()</a> with a <a href="/url">URL</a>:</p>` + code +
+				`<p>Then read <a href="/json">json()</a>.</p>` + `</main>` + menu + `</body>`,
+			[]string{"council", "fetch", "json", "throw"}, nil},
+		{"in an article",
+			`<body>` + menu + `<article>` + storyPara + `<h2>Example</h2>` + code + `</article>` + menu + `</body>`,
+			[]string{"council", "throw"}, nil},
+		{"in <main>, inside a container named as furniture",
+			`<body>` + menu + `<main>` + storyPara + `<div class="sidebar">` + code + `</div></main>` + menu + `</body>`,
+			[]string{"council"}, []string{"throw"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { checkMainText(t, tc.page, tc.want, tc.drop) })
