@@ -66,7 +66,7 @@ func (d *Deduper) needsAnalysis(it *item) bool {
 	if it.pay.HTTP.StatusCode != 200 || it.pay.Length < d.opts.MinSize || it.pay.Length == 0 {
 		return false
 	}
-	if it.rec.Header.Has("WARC-Truncated") || it.rec.Header.Has("WARC-Segment-Number") {
+	if it.rec.Header.Has("WARC-Truncated") || it.rec.Header.Has("WARC-Segment-Number") || shortBody(it.pay) {
 		return false
 	}
 	return isHTML(it.pay.HTTP.Get("Content-Type"), it.pay.Body)

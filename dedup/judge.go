@@ -2,6 +2,8 @@ package dedup
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
@@ -25,7 +27,7 @@ const (
 	clsUnparsed           // an HTTP response whose head does not parse
 	clsNoPayload          // not an HTTP response, or a truncated one
 	clsNotOK              // status other than 200
-	clsTruncSeg           // WARC-Truncated or segmented
+	clsTruncSeg           // WARC-Truncated, segmented, or a body shorter than its Content-Length (shortBody)
 	clsSmall              // payload under Options.MinSize
 	clsNoFields           // no record ID, target URI or date
 	clsUnrewritable       // a header that could not be written back as it is (rewritable)
@@ -76,7 +78,7 @@ func (d *Deduper) factOf(it *item) *Fact {
 		}
 	case pay.HTTP.StatusCode != 200:
 		f.cls = clsNotOK
-	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number"):
+	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number") || shortBody(pay):
 		f.cls = clsTruncSeg
 	case pay.Length == 0 || pay.Length < d.opts.MinSize:
 		f.cls = clsSmall
@@ -368,4 +370,20 @@ func (d *Deduper) write(w *warcio.Writer, name string, it *item, dec *Decision) 
 		return w.WriteRecord(h, block)
 	}
 	return nil
+}
+
+// shortBody says whether an HTTP response's body is shorter than its
+// Content-Length: a capture cut off in transfer that the crawler did not mark
+// with WARC-Truncated (a connection dropped or a size limit hit before the
+// body was complete). Such a capture is no kept copy: a complete capture of
+// the page would become a revisit of it, and the archive would hold the page
+// only cut. Nor is it replaced: what it holds is kept as it was captured.
+// A chunked body has no Content-Length to go by (RFC 9112, section 6.3).
+func shortBody(pay *warcio.Payload) bool {
+	cl := pay.HTTP.Get("Content-Length")
+	if cl == "" || pay.HTTP.Get("Transfer-Encoding") != "" {
+		return false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
+	return err == nil && pay.Length < n
 }
