@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -147,7 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.dryRun, "n", false, "the same as --dry-run")
 	logFormat := fl.String("log-format", "text", "messages as text lines, or json: one JSON object a line (log/slog), the summary included")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
-	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this file")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this new file")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
 	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the outputs (pywb's, sorted, revisits as warc/revisit) to this file")
@@ -184,7 +185,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, err.Error())
 	}
 	cfg.logJSON = *logFormat == "json"
-	jobs, side, err := plan(files, *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath}, stdin, stdout)
+	jobs, side, err := plan(files, *force, map[string]string{"report": cfg.report, "cdxj": *cdxjPath},
+		map[string]string{"index-cdx": *indexCDX}, stdin, stdout)
 	if err != nil {
 		if _, ok := err.(shapeError); ok {
 			return usageError(stderr, err.Error())
@@ -754,7 +756,14 @@ func startProfile(path string, stderr io.Writer) int {
 	if path == "" {
 		return -1
 	}
-	f, err := os.Create(path)
+	// A new file only: the profile is written before any output is planned,
+	// so a path that names an input or an earlier output must not be
+	// truncated, --force or not.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(stderr, "warcdedup: --cpuprofile %s exists: the profile is written to a new file only\n", path)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		return exitFailure

@@ -406,11 +406,11 @@ func (w *writer) finish() error {
 		w.reg.remove(tmp)
 		return fmt.Errorf("output %s: %v", w.o.name, unwrapPath(err))
 	}
-	if err := syncDir(filepath.Dir(w.o.path)); err != nil {
-		// Whether the rename survives a crash is unknown: the file is
-		// reported failed, and so it must not stay.
-		os.Remove(w.o.path)
-		return fmt.Errorf("output %s: syncing its directory: %v", w.o.name, unwrapPath(err))
+	if err := syncOutputDir(filepath.Dir(w.o.path)); err != nil {
+		// The file is complete and synced; only whether its rename survives
+		// a crash is unknown. It stays: removing it would lose the output,
+		// and with --force the earlier file it replaced as well.
+		return fmt.Errorf("output %s is written, but syncing its directory failed (the rename may not survive a crash): %v", w.o.name, unwrapPath(err))
 	}
 	return nil
 }
@@ -426,6 +426,10 @@ func (w *writer) abort() {
 		w.reg.remove(w.f.Name())
 	}
 }
+
+// syncOutputDir syncs an output's directory after the rename (a variable so
+// that tests can make it fail).
+var syncOutputDir = syncDir
 
 func syncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -39,8 +39,9 @@ func (e existsError) Error() string {
 // input (also not through a link, standard input or standard output), exists
 // (unless force) or is a file that cannot be written. sides are the files other
 // flags write (--report, --cdxj), by flag name; each that is not "" is an
-// output checked as the others, returned by flag name.
-func plan(args []string, force bool, sides map[string]string, stdin io.Reader, stdout io.Writer) ([]job, map[string]*output, error) {
+// output checked as the others, returned by flag name; reads are the files
+// other flags read (--index-cdx), by flag name, which no output may be.
+func plan(args []string, force bool, sides, reads map[string]string, stdin io.Reader, stdout io.Writer) ([]job, map[string]*output, error) {
 	if len(args) < 2 {
 		return nil, nil, shapeError("need an input and an output")
 	}
@@ -125,6 +126,18 @@ func plan(args []string, force bool, sides map[string]string, stdin io.Reader, s
 		}
 		if k, ok := keyOf(fi); ok {
 			inputs[k] = "the input " + p[0]
+		}
+	}
+	// Files other flags read (--index-cdx) are inputs too: --force does
+	// not let a report be written over the index the run reads.
+	for _, flag := range slices.Sorted(maps.Keys(reads)) {
+		if reads[flag] == "" {
+			continue
+		}
+		if fi, err := os.Stat(reads[flag]); err == nil {
+			if k, ok := keyOf(fi); ok {
+				inputs[k] = fmt.Sprintf("the --%s file %s", flag, reads[flag])
+			}
 		}
 	}
 	// Standard input or output counts only when it is a regular file: a

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -36,9 +37,15 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warcdedup: review needs a report (warcdedup --report REPORT.jsonl ...); see 'warcdedup review -h'")
 		return exitUsage
 	}
-	if _, err := os.Stat(*out); err == nil && !*force {
-		fmt.Fprintf(stderr, "warcdedup: %s already exists; use --force to overwrite it\n", *out)
-		return exitUsage
+	if fi, err := os.Stat(*out); err == nil {
+		if !*force {
+			fmt.Fprintf(stderr, "warcdedup: %s already exists; use --force to overwrite it\n", *out)
+			return exitUsage
+		}
+		if in := readBy(fi, pos); in != "" {
+			fmt.Fprintf(stderr, "warcdedup: -o %s is %s, which review reads: not written\n", *out, in)
+			return exitUsage
+		}
 	}
 	in, err := os.Open(pos[0])
 	if err != nil {
@@ -70,4 +77,33 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// readBy returns the file among paths (files, or directories walked) that is
+// the file fi, or "": a page written with --force must not replace the
+// report or a WARC file it is made from.
+func readBy(fi fs.FileInfo, paths []string) string {
+	key, ok := keyOf(fi)
+	if !ok {
+		return ""
+	}
+	for _, p := range paths {
+		found := ""
+		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if i, err := os.Stat(path); err == nil {
+				if k, ok := keyOf(i); ok && k == key {
+					found = path
+					return filepath.SkipAll
+				}
+			}
+			return nil
+		})
+		if found != "" {
+			return found
+		}
+	}
+	return ""
 }

@@ -64,7 +64,7 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 	fl.SetOutput(io.Discard)
 	check := decisionFlags(fl, o)
 	quiet := fl.Bool("q", false, "print errors only")
-	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this file")
+	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this new file")
 	// The profile starts once the flags are checked; the step's command
 	// stops it (stopProfile) before it returns.
 	return fl, func(w io.Writer) int {
@@ -534,6 +534,11 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	outDir := files[0]
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup apply: "+format+"\n", a...)
+		for _, v := range a {
+			if _, ok := v.(shapeError); ok {
+				return exitUsage // an output that is an input or another's
+			}
+		}
 		return exitFailure
 	}
 	log, err := newLogger(stderr, "text", *quiet)
@@ -563,7 +568,8 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		file, name string
 		records    int64 = -1
 		decs       []*dedup.Decision
-		repeats    = map[int64]uint32{} // from the rounds' exact round
+		repeats    = map[int64]uint32{}  // from the rounds' exact round
+		written    = map[string]string{} // output base name: its input
 		n, done    int
 	)
 	start := time.Now()
@@ -582,6 +588,13 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		}
 		clear(repeats)
 		out := filepath.Join(outDir, filepath.Base(name))
+		// Two inputs of one base name would write one output, the second
+		// over the first (with --force): the one-task reduce refuses them,
+		// the partitioned rounds leave it to each apply task.
+		if other, ok := written[filepath.Base(name)]; ok {
+			return shapeError(fmt.Sprintf("%s and %s would both write %s: not written", other, name, out))
+		}
+		written[filepath.Base(name)] = name
 		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout)
 		if err == nil && lines != nil {
 			err = indexOutput(out, opts.TempDir, lines, func(m string) { log.Warn(m) })
@@ -685,15 +698,22 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 	if err != nil {
 		return err
 	}
-	if err := prepare([]*output{o}, force, reg); err != nil {
-		return err
-	}
-	defer o.unlock(reg)
 	f, err := os.Open(in)
 	if err != nil {
 		return fmt.Errorf("input %s: %v", in, unwrapPath(err))
 	}
 	defer f.Close()
+	// The output directory may be the input's: a file is never written over
+	// itself, --force or not (the one-machine run refuses the same).
+	if fi, err := f.Stat(); err == nil {
+		if k, ok := keyOf(fi); ok && k == o.key {
+			return shapeError(fmt.Sprintf("output %s is the input %s: not written", out, in))
+		}
+	}
+	if err := prepare([]*output{o}, force, reg); err != nil {
+		return err
+	}
+	defer o.unlock(reg)
 	perm := os.FileMode(0o644)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()

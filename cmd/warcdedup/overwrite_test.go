@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// snapshot reads the files; the function it returns fails the test if any
+// of them has changed since or is gone.
+func snapshot(t *testing.T, paths ...string) func() {
+	t.Helper()
+	before := map[string][]byte{}
+	for _, p := range paths {
+		before[p] = mustRead(t, p)
+	}
+	return func() {
+		t.Helper()
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, before[p]) {
+				t.Errorf("%s changed or is gone (%v)", p, err)
+			}
+		}
+	}
+}
+
+// decisionsFor runs map and the one-task reduce over ins and returns the
+// sorted decisions apply reads.
+func decisionsFor(t *testing.T, ins []string) []byte {
+	t.Helper()
+	_, facts, _ := step(t, mapList(ins), "map", "-q")
+	code, decisions, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))), "reduce", "-q")
+	if code != exitOK {
+		t.Fatalf("reduce: exit %d\n%s", code, stderr)
+	}
+	return []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decisions, "\n"), "\n")))
+}
+
+// TestApplyNeverOverwritesItsInput: apply into the inputs' own directory
+// refuses, with --force too, and leaves every input as it was.
+func TestApplyNeverOverwritesItsInput(t *testing.T) {
+	ins := stageFiles(t)
+	check := snapshot(t, ins...)
+	dec := decisionsFor(t, ins)
+	code, _, stderr := step(t, dec, "apply", "-q", "--force", filepath.Dir(ins[0])+"/")
+	if code != exitUsage || !strings.Contains(stderr, "is the input") {
+		t.Errorf("apply into the inputs' directory: exit %d, %q", code, stderr)
+	}
+	check()
+}
+
+// TestApplySameBaseName: two inputs of one base name, from two
+// directories, go through the partitioned rounds (the one-task reduce
+// refuses them); apply writes the first and refuses the second, --force or
+// not, rather than write it over the first.
+func TestApplySameBaseName(t *testing.T) {
+	ins := stageFiles(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "c1", "crawl.warc.gz"), filepath.Join(dir, "c2", "crawl.warc.gz")
+	copyFile(t, ins[0], a)
+	copyFile(t, ins[1], b)
+	_, lines, _ := step(t, mapList([]string{a, b}), "map", "-q", "--rounds")
+	for _, r := range []string{"exact", "site", "bands", "join", "verify", "resolve"} {
+		var code int
+		var stderr string
+		code, lines, stderr = step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "reduce", "-q", "--round", r)
+		if code != exitOK {
+			t.Fatalf("round %s: exit %d\n%s", r, code, stderr)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "apply", "-q", "--force", out+"/")
+	if code != exitUsage || !strings.Contains(stderr, "would both write") {
+		t.Fatalf("apply of two inputs named crawl.warc.gz: exit %d, %q", code, stderr)
+	}
+	// The output written is the first input's, whole.
+	code, one := runCLI(t, "-q", a, filepath.Join(dir, "one.warc.gz"))
+	if code != exitOK {
+		t.Fatalf("one-machine run: exit %d\n%s", code, one)
+	}
+	if got, want := mustRead(t, filepath.Join(out, "crawl.warc.gz")), mustRead(t, filepath.Join(dir, "one.warc.gz")); !bytes.Equal(got, want) {
+		t.Error("the first input's output was overwritten or differs from the one-machine run's")
+	}
+}
+
+// TestCPUProfileNewFileOnly: --cpuprofile never truncates a file that
+// exists (an input, an earlier output), --force or not.
+func TestCPUProfileNewFileOnly(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.warc.gz")
+	copyFile(t, samplePath, in)
+	check := snapshot(t, in)
+	for _, args := range [][]string{
+		{"-q", "--cpuprofile", in, in, filepath.Join(dir, "out.warc.gz")},
+		{"-q", "--force", "--cpuprofile", in, in, filepath.Join(dir, "out.warc.gz")},
+	} {
+		if code, stderr := runCLI(t, args...); code != exitUsage || !strings.Contains(stderr, "new file") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	if code, _, stderr := step(t, mapList([]string{in}), "map", "-q", "--cpuprofile", in); code != exitUsage {
+		t.Errorf("map --cpuprofile onto its input: exit %d, %q", code, stderr)
+	}
+	check()
+	if _, err := os.Stat(filepath.Join(dir, "out.warc.gz")); err == nil {
+		t.Error("an output was written although the profile could not be")
+	}
+	prof := filepath.Join(dir, "new.prof")
+	if code, stderr := runCLI(t, "-q", "--cpuprofile", prof, in, filepath.Join(dir, "out.warc.gz")); code != exitOK {
+		t.Fatalf("a new profile file: exit %d, %q", code, stderr)
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("no profile written: %v", err)
+	}
+}
+
+// TestSideOutputNotOverAFileRead: --force lets no report be written over
+// the CDX the run reads with --index-cdx, and review's page over the
+// report or a WARC file it reads.
+func TestSideOutputNotOverAFileRead(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.warc.gz")
+	copyFile(t, samplePath, in)
+	cdx, rep := filepath.Join(dir, "old.cdxj"), filepath.Join(dir, "rep.jsonl")
+	if code, stderr := runCLI(t, "-q", "--cdxj", cdx, "--report", rep, in, filepath.Join(dir, "a.warc.gz")); code != exitOK {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	check := snapshot(t, in, cdx, rep)
+	if code, stderr := runCLI(t, "-q", "--force", "--index-cdx", cdx, "--report", cdx, in, filepath.Join(dir, "b.warc.gz")); code != exitUsage || !strings.Contains(stderr, "--index-cdx file") {
+		t.Errorf("--report onto the --index-cdx file: exit %d, %q", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"review", "-o", rep, "--force", rep},
+		{"review", "-o", in, "--force", rep, in},
+		{"review", "-o", in, "--force", rep, dir},
+	} {
+		if code, stderr := runCLI(t, args...); code != exitUsage || !strings.Contains(stderr, "which review reads") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	check()
+}
+
+// TestOutputStaysWhenDirectorySyncFails: when syncing the directory after
+// the rename fails, the output is complete and stays (with --force the
+// file it replaced is gone already); the run fails and says so.
+func TestOutputStaysWhenDirectorySyncFails(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.warc.gz"), filepath.Join(dir, "out.warc.gz")
+	copyFile(t, samplePath, in)
+	if err := os.WriteFile(out, []byte("an earlier output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(string) error) { syncOutputDir = f }(syncOutputDir)
+	syncOutputDir = func(string) error { return errors.New("input/output error") }
+	code, stderr := runCLI(t, "-q", "--force", in, out)
+	if code != exitFailure || !strings.Contains(stderr, "syncing its directory") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	syncOutputDir = syncDir
+	ref := filepath.Join(dir, "ref.warc.gz")
+	if code, stderr := runCLI(t, "-q", in, ref); code != exitOK {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if got, want := mustRead(t, out), mustRead(t, ref); !bytes.Equal(got, want) {
+		t.Errorf("the output is gone or not the run's (%d bytes, want %d)", len(got), len(want))
+	}
+}
