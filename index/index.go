@@ -32,6 +32,12 @@
 // commits it once every output is written (CommitStaged), or discards it.
 // Until then the index takes no other segment (ErrStaged).
 //
+// A directory is an index when it holds a MANIFEST. Open makes one only in
+// a directory that does not exist or is empty, and writes its MANIFEST at
+// once: a directory with other files is refused (ErrNotIndex), since
+// removing what a killed run left is only safe among files the index
+// wrote. OpenReadOnly changes nothing in the directory.
+//
 // Two runs on one index: the second fails at once with ErrLocked (flock on
 // DIR/lock). An index written by another format, or with another analysis
 // of pages, is refused with ErrFormat.
@@ -48,6 +54,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -79,6 +86,13 @@ var (
 	ErrDamaged = errors.New("index: damaged")
 	// ErrStaged: a staged segment waits to be committed or discarded.
 	ErrStaged = errors.New("index: a staged segment waits")
+	// ErrNotIndex: the directory holds files but no MANIFEST, so no index
+	// is made there.
+	ErrNotIndex = errors.New("not a warcdedup index")
+	// ErrNoIndex: OpenReadOnly or OpenExisting found no index.
+	ErrNoIndex = errors.New("no index")
+	// ErrReadOnly: the index was opened with OpenReadOnly.
+	ErrReadOnly = errors.New("index: opened read-only")
 )
 
 // Record is a kept record, as a later revisit refers to it.
@@ -123,40 +137,131 @@ type Index struct {
 	lock     *os.File
 	man      manifest
 	analysis string
+	readOnly bool
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Open opens the index in dir, creating it if it does not exist, and locks
-// it. analysis names how pages are analysed (see Analysis): an index of
-// pages analysed otherwise is refused, since their signatures would not be
-// comparable. Segments no MANIFEST names (left by a run that was killed)
-// are removed.
-func Open(dir, analysis string) (*Index, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+// Open opens the index in dir for a run that adds to it, and locks it. If
+// dir does not exist or is empty, an index is made there; a directory that
+// holds files and no MANIFEST is refused with ErrNotIndex. analysis names
+// how pages are analysed (see Analysis): an index of pages analysed
+// otherwise is refused, since their signatures would not be comparable.
+// Segments no MANIFEST names (left by a run that was killed) are removed.
+func Open(dir, analysis string) (*Index, error) { return open(dir, analysis, modeCreate) }
+
+// OpenExisting is Open for an index that must exist already: without one
+// it fails with ErrNoIndex and makes nothing.
+func OpenExisting(dir, analysis string) (*Index, error) {
+	return open(dir, analysis, modeExisting)
+}
+
+// OpenReadOnly opens the index in dir to read it, sharing the lock with
+// other readers; without an index it fails with ErrNoIndex. It creates,
+// removes and changes nothing in dir, and the index takes no segment.
+func OpenReadOnly(dir string) (*Index, error) { return open(dir, "", modeReadOnly) }
+
+type openMode int
+
+const (
+	modeCreate openMode = iota
+	modeExisting
+	modeReadOnly
+)
+
+func open(dir, analysis string, mode openMode) (*Index, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && mode != modeCreate:
+		return nil, fmt.Errorf("%w at %s", ErrNoIndex, dir)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("index %s: %w", dir, err)
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("index %s: not a directory", dir)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
+	made := false
+	_, err = os.Stat(filepath.Join(dir, manifestName))
+	switch {
+	case err == nil:
+	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("index %s: %w", dir, err)
-	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+	case mode != modeCreate:
+		return nil, fmt.Errorf("%w at %s", ErrNoIndex, dir)
+	default:
+		// Checked before the lock file is made, which would make the
+		// directory look used.
+		if err := newIndexDir(dir); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("index %s: lock: %w", dir, err)
+		made = true
 	}
-	ix := &Index{dir: dir, lock: lf, analysis: analysis}
-	if err := ix.readManifest(); err != nil {
+	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly}
+	if err := ix.takeLock(); err != nil {
+		return nil, err
+	}
+	if err := ix.readManifest(made); err != nil {
 		ix.Close()
 		return nil, err
+	}
+	if ix.readOnly {
+		return ix, nil
 	}
 	if err := ix.removeStale(); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// newIndexDir makes dir, or checks that it is empty, for a new index.
+func newIndexDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	names, err := d.Readdirnames(1)
+	d.Close()
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("index: %s is %w: it has no MANIFEST and is not empty (it holds %s); a new index is made only in a new or empty directory",
+			dir, ErrNotIndex, names[0])
+	}
+	return nil
+}
+
+// takeLock locks the index: exclusively for a run that may change it,
+// shared for reading. A reader makes no lock file where there is none.
+func (ix *Index) takeLock() error {
+	name := filepath.Join(ix.dir, lockName)
+	how := syscall.LOCK_EX
+	var lf *os.File
+	var err error
+	if ix.readOnly {
+		how = syscall.LOCK_SH
+		lf, err = os.Open(name)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+	} else {
+		lf, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.dir, err)
+	}
+	if err := syscall.Flock(int(lf.Fd()), how|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("%w: %s", ErrLocked, ix.dir)
+		}
+		return fmt.Errorf("index %s: lock: %w", ix.dir, err)
+	}
+	ix.lock = lf
+	return nil
 }
 
 // Analysis describes a near.Config's analysis of pages, the part that makes
@@ -169,11 +274,20 @@ func Analysis(c near.Config) string {
 	return fmt.Sprintf("%s main-text=%v short-spots=%d bigrams-below=%d page-format=%d", m, c.MainText, c.ShortSpots, c.BigramsBelow, near.PageFormat)
 }
 
-func (ix *Index) readManifest() error {
+// readManifest reads the MANIFEST. If there is none and made is set (the
+// directory was found new or empty, and is locked now), the index is made:
+// its MANIFEST, with no segments, is written at once, so that the
+// directory is known as an index from then on. (Another run that found it
+// empty too, and locked it first, may have made it already.)
+func (ix *Index) readManifest(made bool) error {
 	b, err := os.ReadFile(filepath.Join(ix.dir, manifestName))
 	if errors.Is(err, os.ErrNotExist) {
-		ix.man = manifest{Format: Format, Analysis: ix.analysis}
-		return nil
+		if !made {
+			// Removed since open looked for it.
+			return fmt.Errorf("%w at %s", ErrNoIndex, ix.dir)
+		}
+		ix.man = manifest{Format: Format, Analysis: ix.analysis, Segments: []Segment{}}
+		return writeManifest(ix.dir, ix.man)
 	}
 	if err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
@@ -190,14 +304,47 @@ func (ix *Index) readManifest() error {
 	if err := json.Unmarshal(b, &ix.man); err != nil {
 		return fmt.Errorf("%w: %s: MANIFEST: %v", ErrDamaged, ix.dir, err)
 	}
-	if ix.analysis != "" && ix.man.Analysis != ix.analysis {
+	// An index with no segments holds no pages to compare: any analysis
+	// may fill it.
+	if ix.analysis != "" && len(ix.man.Segments) > 0 && ix.man.Analysis != ix.analysis {
 		return fmt.Errorf("%w: %s holds pages analysed as %q; this run analyses them as %q", ErrFormat, ix.dir, ix.man.Analysis, ix.analysis)
 	}
 	return nil
 }
 
-// removeStale removes segment files the MANIFEST does not name, and
-// temporary files: what a killed run left.
+// segmentName is the name of the index's segment number num.
+func segmentName(num int) string { return fmt.Sprintf("seg-%06d.wdx", num) }
+
+// isSegmentName says whether name is one segmentName gives.
+func isSegmentName(name string) bool {
+	digits, ok := strings.CutPrefix(name, "seg-")
+	if !ok {
+		return false
+	}
+	if digits, ok = strings.CutSuffix(digits, ".wdx"); !ok {
+		return false
+	}
+	num, err := strconv.Atoi(digits)
+	return err == nil && num >= 1 && segmentName(num) == name
+}
+
+// isStale says whether name is a file the index writes while adding a
+// segment and that a run which did not finish may leave: a segment being
+// written, a segment the MANIFEST does not name, a MANIFEST or staged
+// segment's note being written. Only these are removed: any other file in
+// the directory is not the index's to remove.
+func isStale(name string, named map[string]bool) bool {
+	switch name {
+	case manifestName + ".tmp", stagedMetaName + ".tmp":
+		return true
+	}
+	if seg, ok := strings.CutSuffix(name, ".tmp"); ok {
+		return isSegmentName(seg)
+	}
+	return isSegmentName(name) && !named[name]
+}
+
+// removeStale removes what a killed run left (isStale).
 func (ix *Index) removeStale() error {
 	named := map[string]bool{}
 	for _, s := range ix.man.Segments {
@@ -209,10 +356,11 @@ func (ix *Index) removeStale() error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if strings.HasSuffix(n, ".tmp") || (strings.HasPrefix(n, "seg-") && !named[n]) {
-			if err := os.Remove(filepath.Join(ix.dir, n)); err != nil {
-				return fmt.Errorf("index %s: removing %s left by a run that did not finish: %w", ix.dir, n, err)
-			}
+		if !e.Type().IsRegular() || !isStale(n, named) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(ix.dir, n)); err != nil {
+			return fmt.Errorf("index %s: removing %s left by a run that did not finish: %w", ix.dir, n, err)
 		}
 	}
 	return nil
@@ -323,7 +471,7 @@ func (ix *Index) nextName() string {
 			num = k + 1
 		}
 	}
-	return fmt.Sprintf("seg-%06d.wdx", num)
+	return segmentName(num)
 }
 
 // Writer writes a new segment. Nothing is visible in the index until
@@ -342,6 +490,9 @@ type Writer struct {
 
 // NewWriter starts a segment for this run's kept records.
 func (ix *Index) NewWriter(inputs []string) (*Writer, error) {
+	if ix.readOnly {
+		return nil, fmt.Errorf("%w: %s", ErrReadOnly, ix.dir)
+	}
 	if seg, err := ix.Staged(); err != nil {
 		return nil, err
 	} else if seg != nil {
@@ -521,11 +672,13 @@ type stagedMeta struct {
 	Segment  Segment `json:"segment"`
 }
 
-// Staged returns the staged segment, if there is one (see Stage).
+// Staged returns the staged segment, if there is one (see Stage). Opened
+// for writing, the index removes what a staging or a commit that stopped
+// half way left.
 func (ix *Index) Staged() (*Segment, error) {
 	b, err := os.ReadFile(filepath.Join(ix.dir, stagedMetaName))
 	if errors.Is(err, os.ErrNotExist) {
-		if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err == nil {
+		if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err == nil && !ix.readOnly {
 			// Staging stopped between the two files: no segment was staged.
 			os.Remove(filepath.Join(ix.dir, stagedName))
 		}
@@ -545,7 +698,9 @@ func (ix *Index) Staged() (*Segment, error) {
 		// Staging stopped before the segment was in place (its temporary
 		// file is removed as stale), or a commit stopped after the
 		// MANIFEST named it: either way what is left is the note.
-		os.Remove(filepath.Join(ix.dir, stagedMetaName))
+		if !ix.readOnly {
+			os.Remove(filepath.Join(ix.dir, stagedMetaName))
+		}
 		return nil, nil
 	}
 	ix.analysis = m.Analysis
@@ -555,6 +710,9 @@ func (ix *Index) Staged() (*Segment, error) {
 // CommitStaged makes the staged segment part of the index, after checking
 // that it reads back whole. It returns the segment as the MANIFEST names it.
 func (ix *Index) CommitStaged() (Segment, error) {
+	if ix.readOnly {
+		return Segment{}, fmt.Errorf("%w: %s", ErrReadOnly, ix.dir)
+	}
 	seg, err := ix.Staged()
 	if err != nil {
 		return Segment{}, err
@@ -578,6 +736,9 @@ func (ix *Index) CommitStaged() (Segment, error) {
 // DiscardStaged removes the staged segment, if there is one: what a cluster
 // job whose outputs were not all written had staged.
 func (ix *Index) DiscardStaged() error {
+	if ix.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, ix.dir)
+	}
 	for _, n := range []string{stagedName, stagedMetaName} {
 		if err := os.Remove(filepath.Join(ix.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("index %s: %w", ix.dir, err)

@@ -161,9 +161,24 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 }
 
+// userFiles are files of someone else's in an index's directory, named as
+// an index's temporary and segment files are named, but not as this
+// index names its own.
+var userFiles = map[string]string{
+	"x.tmp":                  "draft\n",
+	"seg-notes.txt":          "notes\n",
+	"seg-1.wdx":              "one\n",
+	"seg-0000002.wdx":        "two\n",
+	"seg-000002.wdx.bak":     "backup\n",
+	"seg-000003.wdx.tmp.txt": "three\n",
+	"MANIFEST.bak":           "{}\n",
+	"notes/seg-000004.wdx":   "four\n",
+}
+
 // TestKilledDuringCommit kills a process (SIGKILL) at each step of adding a
 // segment: before the MANIFEST is replaced, the index is as it was and the
-// next Open removes what the run left; after, the segment is in.
+// next Open removes what the run left; after, the segment is in. Other
+// files in the directory stay as they are through it all.
 func TestKilledDuringCommit(t *testing.T) {
 	if step := os.Getenv("INDEX_TEST_KILL_AT"); step != "" {
 		testCrash = func(s string) {
@@ -175,14 +190,34 @@ func TestKilledDuringCommit(t *testing.T) {
 		return
 	}
 	for _, tc := range []struct {
-		step string
-		in   bool // the new segment is in the index after the kill
+		step  string
+		first bool     // the killed run adds the index's first segment
+		in    bool     // the new segment is in the index after the kill
+		left  []string // what the killed run left, for the next Open to remove
 	}{
-		{"segment-written", false}, {"segment-renamed", false}, {"manifest-written", false}, {"manifest-renamed", true},
+		{"segment-written", false, false, []string{"seg-000002.wdx.tmp"}},
+		{"segment-renamed", false, false, []string{"seg-000002.wdx"}},
+		{"manifest-written", false, false, []string{"seg-000002.wdx", "MANIFEST.tmp"}},
+		{"manifest-renamed", false, true, nil},
+		{"segment-written", true, false, []string{"seg-000001.wdx.tmp"}},
+		{"manifest-written", true, false, []string{"seg-000001.wdx", "MANIFEST.tmp"}},
 	} {
-		t.Run(tc.step, func(t *testing.T) {
+		name := tc.step
+		if tc.first {
+			name += "-first"
+		}
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			addSegment(t, dir, records(0, 10))
+			want := 0
+			if !tc.first {
+				addSegment(t, dir, records(0, 10))
+				want = 10
+			} else if ix, err := Open(dir, testAnalysis); err != nil {
+				t.Fatal(err)
+			} else {
+				ix.Close()
+			}
+			fill(t, dir, userFiles)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestKilledDuringCommit$")
 			cmd.Env = append(os.Environ(), "INDEX_TEST_KILL_AT="+tc.step, "INDEX_TEST_DIR="+dir)
 			err := cmd.Run()
@@ -190,26 +225,44 @@ func TestKilledDuringCommit(t *testing.T) {
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 				t.Fatalf("the child was not killed: %v", err)
 			}
+			for _, n := range tc.left {
+				if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+					t.Errorf("the killed run left no %s: %v", n, err)
+				}
+			}
 			got := loadAll(t, dir)
-			want := 10
 			if tc.in {
-				want = 210
+				want += 200
 			}
 			if len(got) != want {
 				t.Fatalf("%d records after a kill at %s, want %d", len(got), tc.step, want)
 			}
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				if strings.HasSuffix(e.Name(), ".tmp") {
-					t.Errorf("%s left behind", e.Name())
+			for _, n := range tc.left {
+				if _, err := os.Stat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s left behind: %v", n, err)
 				}
 			}
+			checkFiles(t, dir, userFiles)
 			// The index goes on: one more run adds to it.
 			addSegment(t, dir, records(500, 3))
 			if got := loadAll(t, dir); len(got) != want+3 {
 				t.Errorf("%d records after one more run", len(got))
 			}
+			checkFiles(t, dir, userFiles)
 		})
+	}
+}
+
+// checkFiles checks that the files under dir are as files says.
+func checkFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	have := snapshot(t, dir)
+	for n, want := range files {
+		if got, ok := have[n]; !ok {
+			t.Errorf("%s is gone", n)
+		} else if got != want {
+			t.Errorf("%s holds %q, not %q", n, got, want)
+		}
 	}
 }
 
@@ -304,5 +357,217 @@ func TestStagedSegmentDamaged(t *testing.T) {
 	}
 	if n := len(ix.Segments()); n != 0 {
 		t.Errorf("%d segments in the index", n)
+	}
+}
+
+// snapshot is every file under dir, by path, with its bytes ("dir" for a
+// directory); nil if dir does not exist.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// fill writes files (path: content, "dir" for a directory) under dir.
+func fill(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if content == "dir" {
+			if err := os.MkdirAll(p, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOpenNotAnIndex: a directory that holds anything and no MANIFEST is
+// not an index: opening it fails, naming it, and leaves every file as it
+// was, and creates none (not even the lock file). Files named as the
+// index names its own are no exception: without a MANIFEST nothing says
+// the index wrote them.
+func TestOpenNotAnIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"crawl", map[string]string{"seg-0001.warc.gz": "WARC/1.1\r\n", "draft.tmp": "important\n", "seg-notes.txt": "keep\n"}},
+		{"temporary-names", map[string]string{"a.tmp": "x\n", "seg-x": "y\n"}},
+		{"index-names", map[string]string{"seg-000001.wdx": "mine\n", "seg-000002.wdx.tmp": "mine too\n", "MANIFEST.tmp": "{}\n"}},
+		{"lock-only", map[string]string{"lock": ""}},
+		{"empty-file", map[string]string{".keep": ""}},
+		{"subdirectory", map[string]string{"sub": "dir", "sub/seg-000001.wdx": "z\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fill(t, dir, tc.files)
+			before := snapshot(t, dir)
+			ix, err := Open(dir, testAnalysis)
+			if err == nil {
+				ix.Close()
+				t.Error("Open succeeded")
+			} else if !errors.Is(err, ErrNotIndex) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not a warcdedup index") {
+				t.Errorf("Open: %v; want ErrNotIndex naming %s", err, dir)
+			}
+			for what, open := range map[string]func() (*Index, error){
+				"OpenExisting": func() (*Index, error) { return OpenExisting(dir, testAnalysis) },
+				"OpenReadOnly": func() (*Index, error) { return OpenReadOnly(dir) },
+			} {
+				if ix, err := open(); !errors.Is(err, ErrNoIndex) {
+					if ix != nil {
+						ix.Close()
+					}
+					t.Errorf("%s: %v, want ErrNoIndex", what, err)
+				}
+			}
+			if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+				t.Errorf("the directory changed:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+}
+
+// TestOpenNewIndex: an index is made in a directory that does not exist or
+// is empty, with its MANIFEST at once, so that it is known as an index
+// (and opened as one) even before a run adds to it; an open that is not to
+// make one makes nothing.
+func TestOpenNewIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make bool // the directory exists, empty
+	}{
+		{"missing", false},
+		{"empty", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "a", "index")
+			if tc.make {
+				if err := os.MkdirAll(dir, 0o777); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := snapshot(t, dir)
+			for what, open := range map[string]func() (*Index, error){
+				"OpenExisting": func() (*Index, error) { return OpenExisting(dir, testAnalysis) },
+				"OpenReadOnly": func() (*Index, error) { return OpenReadOnly(dir) },
+			} {
+				if ix, err := open(); !errors.Is(err, ErrNoIndex) || !strings.Contains(err.Error(), "no index at "+dir) {
+					if ix != nil {
+						ix.Close()
+					}
+					t.Errorf("%s: %v, want ErrNoIndex naming %s", what, err, dir)
+				}
+			}
+			if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+				t.Fatalf("an open that makes no index changed the directory:\nbefore %q\nafter  %q", before, after)
+			}
+			ix, err := Open(dir, testAnalysis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix.Close() // no segment added
+			if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+				t.Fatalf("a new index has no MANIFEST: %v", err)
+			}
+			ro, err := OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(ro.Segments()); n != 0 {
+				t.Errorf("%d segments in a new index", n)
+			}
+			ro.Close()
+			// Pages of another analysis may fill an index that holds none,
+			// and no other then.
+			if other, err := Open(dir, "another analysis"); err != nil {
+				t.Errorf("another analysis before any segment: %v", err)
+			} else {
+				other.Close()
+			}
+			addSegment(t, dir, records(0, 4))
+			if _, err := Open(dir, "another analysis"); !errors.Is(err, ErrFormat) {
+				t.Errorf("another analysis after a segment: %v, want ErrFormat", err)
+			}
+		})
+	}
+}
+
+// TestOpenReadOnly: reading an index changes nothing in it, even what a
+// run opened for writing removes, and adds nothing to it.
+func TestOpenReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	addSegment(t, dir, records(0, 6))
+	fill(t, dir, map[string]string{
+		"seg-000007.wdx.tmp": "left by a killed run\n",
+		"seg-000007.wdx":     "left by a killed run\n",
+		"MANIFEST.tmp":       "{}\n",
+		stagedName:           "staging stopped before its note\n",
+	})
+	before := snapshot(t, dir)
+	ix, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats(); st.Segments != 1 || st.Records != 6 {
+		t.Errorf("stats %+v", st)
+	}
+	if seg, err := ix.Staged(); seg != nil || err != nil {
+		t.Errorf("Staged: %v, %v", seg, err)
+	}
+	n := 0
+	if err := ix.Load(func(*Record) error { n++; return nil }); err != nil || n != 6 {
+		t.Errorf("loaded %d records: %v", n, err)
+	}
+	if _, err := ix.NewWriter(nil); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("NewWriter: %v, want ErrReadOnly", err)
+	}
+	if _, err := ix.CommitStaged(); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("CommitStaged: %v, want ErrReadOnly", err)
+	}
+	if err := ix.DiscardStaged(); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("DiscardStaged: %v, want ErrReadOnly", err)
+	}
+	// Readers share the index, and keep writers out.
+	other, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Errorf("a second reader: %v", err)
+	} else {
+		other.Close()
+	}
+	if w, err := Open(dir, testAnalysis); !errors.Is(err, ErrLocked) {
+		if w != nil {
+			w.Close()
+		}
+		t.Errorf("a writer while reading: %v, want ErrLocked", err)
+	}
+	ix.Close()
+	if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+		t.Errorf("reading changed the index:\nbefore %q\nafter  %q", before, after)
 	}
 }

@@ -61,9 +61,11 @@ func commitIndex(ix *index.Index, d *dedup.Deduper, inputs []string) (records in
 	return records, w.Commit()
 }
 
-// indexExit is the exit status for an index that cannot be opened.
+// indexExit is the exit status for an index that cannot be opened: a
+// directory that is no index this run may use is a usage error, refused
+// before anything is written.
 func indexExit(err error) int {
-	if errors.Is(err, index.ErrFormat) {
+	if errors.Is(err, index.ErrFormat) || errors.Is(err, index.ErrNotIndex) || errors.Is(err, index.ErrNoIndex) {
 		return exitUsage
 	}
 	return exitFailure
@@ -141,9 +143,10 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dir := args[0]
-	ix, code := openExisting(dir, stderr)
-	if ix == nil {
-		return code
+	ix, err := index.OpenReadOnly(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		return indexExit(err)
 	}
 	defer ix.Close()
 	if seg, err := ix.Staged(); err != nil {
@@ -168,26 +171,13 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// openExisting opens the index in dir, which must exist, for the index
-// commands; on failure it says why and returns the exit status.
-func openExisting(dir string, stderr io.Writer) (*index.Index, int) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		fmt.Fprintf(stderr, "warcdedup: index %s: not a directory\n", dir)
-		return nil, exitUsage
-	}
-	ix, err := index.Open(dir, "")
+// runIndexStaged is `warcdedup index commit|discard DIR`: they change an
+// index, and make none.
+func runIndexStaged(what, dir string, stdout, stderr io.Writer) int {
+	ix, err := index.OpenExisting(dir, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-		return nil, indexExit(err)
-	}
-	return ix, exitOK
-}
-
-// runIndexStaged is `warcdedup index commit|discard DIR`.
-func runIndexStaged(what, dir string, stdout, stderr io.Writer) int {
-	ix, code := openExisting(dir, stderr)
-	if ix == nil {
-		return code
+		return indexExit(err)
 	}
 	defer ix.Close()
 	if what == "discard" {

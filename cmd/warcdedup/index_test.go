@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -191,4 +193,139 @@ func TestIndexOfAnotherAnalysis(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output %s: %v, want none", out, err)
 	}
+}
+
+// dirFiles is every file under dir, by path, with its bytes ("dir" for a
+// directory); nil if dir does not exist.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		return nil
+	}
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestIndexDirLeftAlone: --index and the index commands take a directory
+// for an index only if it holds one (or, to make one, is new or empty):
+// any other is refused with exit 2, and every file in it is left as it
+// was; reading an index (warcdedup index DIR) changes nothing, and makes
+// no index where there is none.
+func TestIndexDirLeftAlone(t *testing.T) {
+	sample, err := os.ReadFile(samplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(t *testing.T, dir string, files map[string]string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		for n, b := range files {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	crawl := map[string]string{"seg-0001.warc.gz": string(sample), "draft.tmp": "important\n", "seg-notes.txt": "keep\n"}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) // nil: dir does not exist
+		args  []string                       // DIR stands for the directory, OUT for an output
+		code  int
+		msg   string // in standard error
+		adds  bool   // the command adds to the index: only the files setup wrote are checked
+	}{
+		{"run", func(t *testing.T, dir string) { write(t, dir, crawl) },
+			[]string{"-q", "--index", "DIR", "DIR/seg-0001.warc.gz", "OUT"}, exitUsage, "DIR is not a warcdedup index", false},
+		{"map-rounds", func(t *testing.T, dir string) { write(t, dir, crawl) },
+			[]string{"map", "-q", "--rounds", "--index", "DIR"}, exitUsage, "DIR is not a warcdedup index", false},
+		{"reduce", func(t *testing.T, dir string) { write(t, dir, crawl) },
+			[]string{"reduce", "-q", "--index", "DIR"}, exitUsage, "DIR is not a warcdedup index", false},
+		{"index-files", func(t *testing.T, dir string) { write(t, dir, map[string]string{"a.tmp": "x\n", "seg-x": "y\n"}) },
+			[]string{"index", "DIR"}, exitUsage, "no index at DIR", false},
+		{"index-empty", func(t *testing.T, dir string) { write(t, dir, nil) },
+			[]string{"index", "DIR"}, exitUsage, "no index at DIR", false},
+		{"index-missing", nil, []string{"index", "DIR"}, exitUsage, "no index at DIR", false},
+		{"discard-files", func(t *testing.T, dir string) { write(t, dir, crawl) },
+			[]string{"index", "discard", "DIR"}, exitUsage, "no index at DIR", false},
+		{"commit-empty", func(t *testing.T, dir string) { write(t, dir, nil) },
+			[]string{"index", "commit", "DIR"}, exitUsage, "no index at DIR", false},
+		{"index-of-a-run", func(t *testing.T, dir string) {
+			if code, msg := runCLI(t, "-q", "--index", dir, samplePath, filepath.Join(t.TempDir(), "out.warc.gz")); code != exitOK {
+				t.Fatalf("making the index: exit %d: %s", code, msg)
+			}
+			// What a killed run would leave, which only a run that adds
+			// to the index removes, and files of someone else's.
+			write(t, dir, map[string]string{"seg-000002.wdx.tmp": "killed\n", "x.tmp": "draft\n", "seg-notes.txt": "notes\n"})
+		}, []string{"index", "DIR"}, exitOK, "", false},
+		{"run-on-index", func(t *testing.T, dir string) {
+			if code, msg := runCLI(t, "-q", "--index", dir, samplePath, filepath.Join(t.TempDir(), "out.warc.gz")); code != exitOK {
+				t.Fatalf("making the index: exit %d: %s", code, msg)
+			}
+			write(t, dir, map[string]string{"x.tmp": "draft\n", "seg-notes.txt": "notes\n", "seg-1.wdx": "one\n"})
+		}, []string{"-q", "--index", "DIR", samplePath, "OUT"}, exitOK, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			out := filepath.Join(t.TempDir(), "out.warc.gz")
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
+			before := dirFiles(t, dir)
+			var args []string
+			for _, a := range tc.args {
+				a = strings.Replace(a, "DIR", dir, 1)
+				args = append(args, strings.Replace(a, "OUT", out, 1))
+			}
+			code, _, stderr := step(t, nil, args...)
+			if msg := strings.Replace(tc.msg, "DIR", dir, 1); code != tc.code || !strings.Contains(stderr, msg) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, tc.code, msg, stderr)
+			}
+			after := dirFiles(t, dir)
+			if tc.adds {
+				if _, ok := after["seg-000002.wdx"]; !ok {
+					t.Errorf("the run added no segment: %q", keys(after))
+				}
+				for _, n := range []string{"x.tmp", "seg-notes.txt", "seg-1.wdx"} {
+					if after[n] != before[n] {
+						t.Errorf("%s holds %q, not %q", n, after[n], before[n])
+					}
+				}
+				return
+			}
+			if !reflect.DeepEqual(after, before) {
+				t.Errorf("the directory changed:\nbefore %q\nafter  %q", keys(before), keys(after))
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output %s: %v, want none", out, err)
+			}
+		})
+	}
+}
+
+// keys is m's keys, sorted.
+func keys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }

@@ -909,7 +909,7 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 				return exitUsage
 			}
-			if errors.Is(err, index.ErrStaged) || errors.Is(err, index.ErrFormat) {
+			if errors.Is(err, index.ErrStaged) || errors.Is(err, index.ErrFormat) || errors.Is(err, index.ErrNotIndex) {
 				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 				return indexExit(err)
 			}
