@@ -222,10 +222,15 @@ func newIndexDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dir, err)
 	}
-	names, err := d.Readdirnames(1)
+	names, err := d.Readdirnames(2)
 	d.Close()
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	// The lock file alone is what a run killed between locking a new
+	// index and writing its MANIFEST leaves: such a directory is still new.
+	if len(names) == 1 && names[0] == lockName {
+		names = nil
 	}
 	if len(names) > 0 {
 		return fmt.Errorf("index: %s is %w: it has no MANIFEST and is not empty (it holds %s); a new index is made only in a new or empty directory",

@@ -420,7 +420,6 @@ func TestOpenNotAnIndex(t *testing.T) {
 		{"crawl", map[string]string{"seg-0001.warc.gz": "WARC/1.1\r\n", "draft.tmp": "important\n", "seg-notes.txt": "keep\n"}},
 		{"temporary-names", map[string]string{"a.tmp": "x\n", "seg-x": "y\n"}},
 		{"index-names", map[string]string{"seg-000001.wdx": "mine\n", "seg-000002.wdx.tmp": "mine too\n", "MANIFEST.tmp": "{}\n"}},
-		{"lock-only", map[string]string{"lock": ""}},
 		{"empty-file", map[string]string{".keep": ""}},
 		{"subdirectory", map[string]string{"sub": "dir", "sub/seg-000001.wdx": "z\n"}},
 	} {
@@ -461,9 +460,11 @@ func TestOpenNewIndex(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		make bool // the directory exists, empty
+		lock bool // ... but for the lock file a run killed before its MANIFEST leaves
 	}{
-		{"missing", false},
-		{"empty", true},
+		{"missing", false, false},
+		{"empty", true, false},
+		{"lock-only", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a", "index")
@@ -471,6 +472,9 @@ func TestOpenNewIndex(t *testing.T) {
 				if err := os.MkdirAll(dir, 0o777); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if tc.lock {
+				fill(t, dir, map[string]string{lockName: ""})
 			}
 			before := snapshot(t, dir)
 			for what, open := range map[string]func() (*Index, error){
