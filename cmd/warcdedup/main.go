@@ -207,8 +207,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	reg := newRegistry()
-	reg.pending = len(outs)
-	defer onSignal(reg, log)()
+	reg.expect(len(outs))
+	interrupted := "interrupted; the unfinished outputs are removed, the finished ones are complete"
+	if cfg.dryRun {
+		// A dry run may have no output at all: reading the inputs is what
+		// a signal stops.
+		reg.expect(1)
+		interrupted = "interrupted; a dry run writes no WARC file"
+		if rep != nil {
+			interrupted += ", and the unfinished report is removed"
+		}
+	}
+	defer onSignal(reg, log, interrupted)()
 	if err := prepare(outs, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
 		if _, ok := err.(existsError); ok {
@@ -347,6 +357,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	cfg.prog.end()
+	if cfg.dryRun {
+		reg.complete()
+	}
 	code := exitOK
 	switch {
 	case hasInternal(failed):
@@ -538,10 +551,13 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 	return nil
 }
 
-// onSignal makes SIGINT, SIGTERM and SIGHUP remove the run's temporary and
-// lock files before the process exits with 128 and the signal's number; the
-// returned function ends that.
-func onSignal(reg *registry, log *slog.Logger) (stop func()) {
+// onSignal makes SIGINT, SIGTERM and SIGHUP remove the command's temporary
+// and lock files and log msg, with the outputs finished and not, before the
+// process exits with 128 and the signal's number, as a shell reports a
+// process a signal ended; the returned function ends that. Every command
+// takes it: a batch system stops a task so (Slurm's scancel and preemption
+// send SIGTERM, and SIGKILL after a grace period, which leaves the files).
+func onSignal(reg *registry, log *slog.Logger, msg string) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -549,10 +565,18 @@ func onSignal(reg *registry, log *slog.Logger) (stop func()) {
 		for {
 			select {
 			case s := <-ch:
-				if !reg.interrupt() {
+				finished, unfinished, ok := reg.interrupt()
+				if !ok {
 					continue
 				}
-				log.Error("interrupted; the unfinished output is removed, finished ones are complete", "signal", s.String())
+				args := []any{"signal", s.String()}
+				if len(finished) > 0 {
+					args = append(args, "finished", finished)
+				}
+				if len(unfinished) > 0 {
+					args = append(args, "not_finished", unfinished)
+				}
+				log.Error(msg, args...)
 				n, _ := s.(syscall.Signal)
 				os.Exit(128 + int(n))
 			case <-done:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +37,14 @@ type output struct {
 	kind outKind
 	key  fileKey  // the file there now, if it is a regular file
 	lock *os.File // held while the run may write path
+}
+
+// shown is the output's name in messages.
+func (o *output) shown() string {
+	if o.kind == outStdout {
+		return "<stdout>"
+	}
+	return o.name
 }
 
 // fileKey identifies a file: two names with the same key are one file.
@@ -263,13 +272,62 @@ func removeStale(outs []*output) error {
 type registry struct {
 	mu    sync.Mutex
 	files map[string]bool
-	// pending counts the outputs not yet complete. Once it is 0 a signal
-	// changes nothing: everything is written, and the run ends on its own
-	// with the status that says so.
+	// pending counts what the command has still to do (expect): its outputs
+	// not yet complete, and the reading of an input of unknown length. Once
+	// it is 0 a signal changes nothing: everything is written, and the run
+	// ends on its own with the status that says so.
 	pending int
+	// finished names the outputs complete, in order, and unfinished those
+	// begun and not complete: what an interrupted run says of its outputs.
+	finished, unfinished []string
 }
 
 func newRegistry() *registry { return &registry{files: map[string]bool{}} }
+
+// expect counts n more things the command must do before a signal may be
+// ignored; complete, or a complete output, counts one of them done.
+func (r *registry) expect(n int) {
+	r.mu.Lock()
+	r.pending += n
+	r.mu.Unlock()
+}
+
+// complete counts one thing the command was to do, other than an output,
+// as done.
+func (r *registry) complete() {
+	r.mu.Lock()
+	r.pending--
+	r.mu.Unlock()
+}
+
+// begin records that the output name is being written.
+func (r *registry) begin(name string) {
+	r.mu.Lock()
+	r.unfinished = append(r.unfinished, name)
+	r.mu.Unlock()
+}
+
+// done counts the output name as complete; r.mu is held.
+func (r *registry) done(name string) {
+	if i := slices.Index(r.unfinished, name); i >= 0 {
+		r.unfinished = slices.Delete(r.unfinished, i, i+1)
+	}
+	r.finished = append(r.finished, name)
+	r.pending--
+}
+
+// withdraw removes the complete output at path, named name, which must not
+// stay after all.
+func (r *registry) withdraw(path, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	os.Remove(path)
+	if i := slices.Index(r.finished, name); i >= 0 {
+		r.finished = slices.Delete(r.finished, i, i+1)
+		r.unfinished = append(r.unfinished, name)
+		r.pending++
+	}
+}
 
 // create makes a file with open and registers its name in one step, so that a
 // signal cannot come between them.
@@ -297,39 +355,41 @@ func (r *registry) remove(name string) {
 	delete(r.files, name)
 }
 
-// rename renames a registered temporary file onto its target in one step, so
-// that an interrupted run removes either the temporary file or nothing.
-func (r *registry) rename(tmp, target string) error {
+// rename renames a registered temporary file onto its target, the output
+// name, in one step, so that an interrupted run removes either the temporary
+// file or nothing, and names the output finished exactly when it is.
+func (r *registry) rename(tmp, target, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := os.Rename(tmp, target); err != nil {
 		return err
 	}
 	delete(r.files, tmp)
-	r.pending--
+	r.done(name)
 	return nil
 }
 
-// complete counts an output written directly as complete.
-func (r *registry) complete() {
+// written counts the output name, written directly, as complete.
+func (r *registry) written(name string) {
 	r.mu.Lock()
-	r.pending--
+	r.done(name)
 	r.mu.Unlock()
 }
 
 // interrupt removes every registered file and keeps the registry locked, so
-// that nothing creates or renames a file before the process exits; it does
-// nothing and returns false when every output is complete.
-func (r *registry) interrupt() bool {
+// that nothing creates or renames a file before the process exits, and
+// returns the outputs finished and those that are not; it does nothing and
+// returns false when the command has nothing left to do.
+func (r *registry) interrupt() (finished, unfinished []string, ok bool) {
 	r.mu.Lock()
 	if r.pending <= 0 {
 		r.mu.Unlock()
-		return false
+		return nil, nil, false
 	}
 	for name := range r.files {
 		os.Remove(name)
 	}
-	return true
+	return r.finished, r.unfinished, true
 }
 
 // syncFile is fsync; tests replace it to see what is synced, and to make it fail.
@@ -347,6 +407,7 @@ type writer struct {
 // create opens o for writing; a regular file gets perm when complete.
 func (o *output) create(reg *registry, stdout io.Writer, perm fs.FileMode) (*writer, error) {
 	w := &writer{o: o, reg: reg, perm: perm}
+	reg.begin(o.shown())
 	switch o.kind {
 	case outStdout:
 		w.Writer = stdout
@@ -381,14 +442,14 @@ func (o *output) create(reg *registry, stdout io.Writer, perm fs.FileMode) (*wri
 // output is left.
 func (w *writer) finish() error {
 	if w.f == nil {
-		w.reg.complete()
+		w.reg.written(w.o.shown())
 		return nil
 	}
 	if w.o.kind == outStream {
 		if err := w.f.Close(); err != nil {
 			return fmt.Errorf("output %s: %v", w.o.name, unwrapPath(err))
 		}
-		w.reg.complete()
+		w.reg.written(w.o.shown())
 		return nil
 	}
 	tmp := w.f.Name()
@@ -400,7 +461,7 @@ func (w *writer) finish() error {
 		err = cerr
 	}
 	if err == nil {
-		err = w.reg.rename(tmp, w.o.path)
+		err = w.reg.rename(tmp, w.o.path, w.o.shown())
 	}
 	if err != nil {
 		w.reg.remove(tmp)

@@ -53,12 +53,21 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".warcdedup-tmp-*")
+	// The page is written to a temporary file renamed onto it when complete;
+	// a signal removes the temporary file, as it does a run's.
+	reg := newRegistry()
+	reg.expect(1)
+	log, _ := newLogger(stderr, "text", false)
+	defer onSignal(reg, log, "interrupted; the page is not written")()
+	reg.begin(*out)
+	tmp, err := reg.create(func() (*os.File, error) {
+		return os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+tempInfix+"*")
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		return exitFailure
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer reg.remove(tmp.Name()) // a no-op once renamed
 	err = review.Write(in, tmp, review.Options{Title: "warcdedup review of " + filepath.Base(pos[0]), ReadWARCs: true, WARCs: pos[1:]})
 	if err == nil {
 		err = tmp.Chmod(0o644)
@@ -70,7 +79,7 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), *out)
+		err = reg.rename(tmp.Name(), *out, *out)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)

@@ -139,7 +139,7 @@ The steps of a cluster job are documented in docs/scale.md.
 func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := dedup.DefaultOptions()
 	defer stopProfile()
-	fl, check, _ := stepFlags("map", &opts)
+	fl, check, quiet := stepFlags("map", &opts)
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	rounds := fl.Bool("rounds", false, "write the lines of the partitioned rounds (reduce --round), not of the one-task reduce")
@@ -165,6 +165,12 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		return usageError(stderr, "map --index is for the rounds (--rounds): the one-task reduce reads the index itself")
 	}
 	defer cpuBudget(opts.Workers)()
+	// Map writes no file of its own, but an engine that stops a task with
+	// SIGTERM must see it end as one a signal ended.
+	reg := newRegistry()
+	reg.expect(1)
+	log, _ := newLogger(stderr, "text", *quiet)
+	defer onSignal(reg, log, "interrupted; the facts written to standard output are incomplete")()
 	set := settings(opts)
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	var line []byte
@@ -270,6 +276,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "warcdedup map: %v\n", err)
 		return exitFailure
 	}
+	reg.complete()
 	return exitOK
 }
 
@@ -330,7 +337,13 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	var repW *writer
 	reg := newRegistry()
+	// The decisions on standard output, and the report: neither is
+	// complete before the last fact is read.
+	reg.expect(1)
+	log, _ := newLogger(stderr, "text", *quiet)
+	defer onSignal(reg, log, "interrupted; the decisions written to standard output are incomplete, an unfinished report is removed")()
 	if *report != "" {
+		reg.expect(1)
 		o, err := classify(*report)
 		if err == nil {
 			if err = prepare([]*output{o}, *force, reg); err == nil {
@@ -483,6 +496,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return fail("writing the report: %v", err)
 		}
 	}
+	reg.complete()
 	if !*quiet {
 		st := d.Stats
 		fmt.Fprintf(stderr, "warcdedup reduce: %d files, %d records: %d exact and %d near revisits, %.1f MB of payloads no longer stored\n",
@@ -546,7 +560,10 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		return usageError(stderr, err.Error())
 	}
 	reg := newRegistry()
-	defer onSignal(reg, log)()
+	// The decisions come on standard input, a file's at a time: until the
+	// last is read the task is not done, whatever it has written.
+	reg.expect(1)
+	defer onSignal(reg, log, "interrupted; an unfinished output is removed, the finished ones are complete, the decisions not yet read are not applied")()
 	// --cdxj: a task's index of what it wrote, its lines sorted in bounded
 	// memory as the files are written, the file made once all are.
 	var idx *output
@@ -555,6 +572,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		if idx, err = classify(*cdxjPath); err != nil {
 			return usageError(stderr, "--cdxj: "+err.Error())
 		}
+		reg.expect(1)
 		if err := prepare([]*output{idx}, *force, reg); err != nil {
 			return usageError(stderr, "--cdxj: "+err.Error())
 		}
@@ -649,6 +667,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if err := apply(); err != nil {
 		return fail("%v", err)
 	}
+	reg.complete()
 	if lines != nil {
 		w, err := idx.create(reg, stdout, 0o644)
 		if err != nil {
@@ -698,22 +717,23 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 	if err != nil {
 		return err
 	}
+	// The output directory may be the input's: a file is never written over
+	// itself, --force or not (the one-machine run refuses the same).
+	if fi, err := os.Stat(in); err == nil {
+		if k, ok := keyOf(fi); ok && k == o.key {
+			return shapeError(fmt.Sprintf("output %s is the input %s: not written", out, in))
+		}
+	}
+	reg.expect(1)
+	if err := prepare([]*output{o}, force, reg); err != nil {
+		return err
+	}
+	defer o.unlock(reg)
 	f, err := os.Open(in)
 	if err != nil {
 		return fmt.Errorf("input %s: %v", in, unwrapPath(err))
 	}
 	defer f.Close()
-	// The output directory may be the input's: a file is never written over
-	// itself, --force or not (the one-machine run refuses the same).
-	if fi, err := f.Stat(); err == nil {
-		if k, ok := keyOf(fi); ok && k == o.key {
-			return shapeError(fmt.Sprintf("output %s is the input %s: not written", out, in))
-		}
-	}
-	if err := prepare([]*output{o}, force, reg); err != nil {
-		return err
-	}
-	defer o.unlock(reg)
 	perm := os.FileMode(0o644)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
@@ -832,7 +852,11 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		repOut *output
 		reg    = newRegistry()
 	)
+	reg.expect(1)
+	log, _ := newLogger(stderr, "text", quiet)
+	defer onSignal(reg, log, "interrupted; the lines written to standard output are incomplete, an unfinished report is removed")()
 	openReport := func() (io.Writer, error) {
+		reg.expect(1)
 		o, err := classify(reportPath)
 		if err == nil {
 			if err = prepare([]*output{o}, force, reg); err == nil {
@@ -945,6 +969,7 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 			return fail("%v", err)
 		}
 	}
+	reg.complete()
 	if !quiet {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: %d lines in, %d out\n", name, n, written)
 		if r.Keep != nil && len(r.Inputs()) > 0 {

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// pipeUnread is the number of bytes written to the pipe whose reading end
+// is r and not yet read.
+func pipeUnread(t *testing.T, r *os.File) int {
+	t.Helper()
+	n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ)
+	if err != nil {
+		t.Fatalf("bytes left in the pipe: %v", err)
+	}
+	return n
+}
