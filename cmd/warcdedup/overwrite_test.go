@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -167,5 +168,20 @@ func TestOutputStaysWhenDirectorySyncFails(t *testing.T) {
 	}
 	if got, want := mustRead(t, out), mustRead(t, ref); !bytes.Equal(got, want) {
 		t.Errorf("the output is gone or not the run's (%d bytes, want %d)", len(got), len(want))
+	}
+}
+
+// TestApplyUnsortedDecisions: decisions not sorted by key are refused,
+// saying so, when a file's key comes again after another file's.
+func TestApplyUnsortedDecisions(t *testing.T) {
+	ins := stageFiles(t)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(decisionsFor(t, ins)), "\n"), "\n")
+	slices.Reverse(lines)
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\n") + "\n"
+	}
+	code, _, stderr := step(t, []byte(strings.Join(lines, "")), "apply", "-q", filepath.Join(t.TempDir(), "out")+"/")
+	if code != exitFailure || !strings.Contains(stderr, "not sorted") {
+		t.Errorf("apply of decisions in reverse order: exit %d, %q", code, stderr)
 	}
 }

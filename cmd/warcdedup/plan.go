@@ -152,7 +152,7 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 	var jobs []job
 	var outs []*output
 	paths := map[string]string{}
-	add := func(name string) (*output, error) {
+	add := func(name, by string) (*output, error) {
 		o, err := classify(name)
 		if err != nil {
 			return nil, err
@@ -168,15 +168,15 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 		}
 		if o.kind != outStream {
 			if other, ok := paths[o.path]; ok {
-				return nil, fmt.Errorf("%s and %s would both write %s", other, name, o.path)
+				return nil, fmt.Errorf("%s and %s would both write %s", other, by, o.path)
 			}
-			paths[o.path] = name
+			paths[o.path] = by
 		}
 		outs = append(outs, o)
 		return o, nil
 	}
 	for _, p := range pairs {
-		o, err := add(p[1])
+		o, err := add(p[1], "the input "+p[0])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -187,7 +187,7 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 		if sides[flag] == "" {
 			continue
 		}
-		o, err := add(sides[flag])
+		o, err := add(sides[flag], "--"+flag)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--%s: %w", flag, err)
 		}

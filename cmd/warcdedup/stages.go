@@ -584,7 +584,8 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var (
 		file, name string
-		records    int64 = -1
+		prev       string // the last file key seen
+		records    int64  = -1
 		decs       []*dedup.Decision
 		repeats    = map[int64]uint32{}  // from the rounds' exact round
 		written    = map[string]string{} // output base name: its input
@@ -631,10 +632,15 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			continue
 		}
 		if key != file {
+			// A file's decisions must come together, after its line: a key
+			// seen again after another was applied without them.
+			if key < prev {
+				return fail("line %d: key %.40s after %.40s: the decisions are not sorted (sort them with LC_ALL=C sort)", n, key, prev)
+			}
 			if err := apply(); err != nil {
 				return fail("%v", err)
 			}
-			file = key
+			file, prev = key, key
 		}
 		b, err := b64.DecodeString(val[1:])
 		if err != nil {
