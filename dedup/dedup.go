@@ -462,7 +462,14 @@ type item struct {
 	panicked *PanicError
 }
 
-func (it *item) release() { it.raw.Release() }
+// release frees the item's spools and gives its payload's body back to the
+// reader; the item is done with.
+func (it *item) release() {
+	it.raw.Release()
+	if it.pay != nil {
+		it.pay.Release()
+	}
+}
 
 // read takes the next record off the reader with its payload digested; cur is
 // set to the record as soon as it is known.

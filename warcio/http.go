@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +108,55 @@ type Payload struct {
 	Length int64  // payload bytes as stored
 	Body   []byte // the first bytes of the stored payload, up to the keep limit
 	Cut    bool   // Body holds less than the whole payload
+
+	pooled bool // Body is from bodyPools (Release)
+}
+
+// Release gives the payload's Body back for reuse by a later ReadPayload;
+// neither Body nor anything sliced from it may be used after. Calling it is
+// optional: a Payload not released is collected as any other memory.
+func (p *Payload) Release() {
+	if p.pooled {
+		putBody(p.Body)
+	}
+	p.Body, p.pooled = nil, false
+}
+
+// bodyPools hold released bodies by capacity, one pool for each power of two
+// from minPooled to maxPooled. Made anew for each record, the bodies of pages
+// cost 0.7 s of a 18 s map task (clearing new memory, and the runtime
+// returning freed spans to the system), more than half of the time to read
+// those bytes.
+var bodyPools [maxPoolShift - minPoolShift + 1]sync.Pool
+
+const (
+	minPoolShift = 12 // 4 KiB
+	maxPoolShift = 23 // 8 MiB
+)
+
+// getBody returns an empty slice with room for n bytes (none for n <= 0).
+func getBody(n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	shift := max(bits.Len(uint(n-1)), minPoolShift)
+	if shift > maxPoolShift {
+		return make([]byte, 0, n)
+	}
+	if b, ok := bodyPools[shift-minPoolShift].Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 1<<shift)
+}
+
+// putBody puts b in the pool of its capacity, if it is one of theirs.
+func putBody(b []byte) {
+	c := cap(b)
+	if c < 1<<minPoolShift || c > 1<<maxPoolShift || c&(c-1) != 0 {
+		return
+	}
+	b = b[:0]
+	bodyPools[bits.Len(uint(c))-1-minPoolShift].Put(&b)
 }
 
 // ReadPayload reads an HTTP response block from r: it parses the head, digests the
@@ -159,17 +210,28 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	if rr, ok := r.(interface{ Remaining() int64 }); ok {
 		hint = int(min(rr.Remaining(), int64(keep))) + len(first)
 	}
-	body := make([]byte, 0, min(keep, hint))
+	body := getBody(min(keep, hint))
+	p.pooled = cap(body) > 0
 	body = append(body, first[:min(len(first), keep)]...)
-	tmp := rb.tmp[:]
 	for {
-		n, err := r.Read(tmp)
+		// While body has room, the block is read straight into it, not
+		// through rb.tmp: a copy of every kept byte was 0.2 s of a 18 s
+		// map task.
+		dst := rb.tmp[:]
+		into := len(body) < keep
+		if into {
+			if len(body) == cap(body) {
+				body = slices.Grow(body, min(keep-len(body), max(len(body), 32<<10)))
+			}
+			dst = body[len(body):min(cap(body), keep)]
+		}
+		n, err := r.Read(dst)
 		if n > 0 {
-			h.Write(tmp[:n])
-			h2.Write(tmp[:n])
+			h.Write(dst[:n])
+			h2.Write(dst[:n])
 			p.Length += int64(n)
-			if room := keep - len(body); room > 0 {
-				body = append(body, tmp[:min(n, room)]...)
+			if into {
+				body = body[:len(body)+n]
 			}
 		}
 		if err == io.EOF {
