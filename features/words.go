@@ -1,5 +1,49 @@
 package features
 
+import "encoding/binary"
+
+// gram4Set finds any of a few four-byte strings in a byte string in one
+// pass, without a branch that depends on the text at most positions: the
+// four bytes at each position are hashed into a bit table, and only a set
+// bit (a gram, or one position in 8,000 at random) is compared.
+type gram4Set struct {
+	bits  [1 << (gramBits - 6)]uint64
+	grams []uint32
+}
+
+const gramBits = 16
+
+func gramHash(w uint32) uint32 { return (w * 0x9e3779b1) >> (32 - gramBits) }
+
+func newGram4Set(grams ...string) *gram4Set {
+	g := new(gram4Set)
+	for _, s := range grams {
+		if len(s) != 4 {
+			panic("features: a gram of a gram4Set is not four bytes")
+		}
+		w := binary.LittleEndian.Uint32([]byte(s))
+		h := gramHash(w)
+		g.bits[h>>6] |= 1 << (h & 63)
+		g.grams = append(g.grams, w)
+	}
+	return g
+}
+
+// in says whether b holds any of the grams.
+func (g *gram4Set) in(b []byte) bool {
+	for i := 0; i+4 <= len(b); i++ {
+		w := binary.LittleEndian.Uint32(b[i:])
+		if h := gramHash(w); g.bits[h>>6]&(1<<(h&63)) != 0 {
+			for _, x := range g.grams {
+				if x == w {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // wordSet finds any of a fixed set of ASCII substrings in a byte string in
 // one pass: the class and id names of every container element of every page
 // are tested against dozens of words (containerNames, consentName), and a

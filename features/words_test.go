@@ -184,3 +184,35 @@ func TestStopTable(t *testing.T) {
 		}
 	}
 }
+
+// TestGram4Set holds gram4Set.in to bytes.Contains over every gram, and
+// noticeGrams to the notices' tests: every phrase a notice needs holds one
+// of its grams, so that a block without them is no notice.
+func TestGram4Set(t *testing.T) {
+	grams := []string{"okie", "vasc", "wser", "mmen", "emai", "eser", "adca"}
+	g := newGram4Set(grams...)
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"co", "ok", "ie", "br", "ow", "se", "r ", "em", "ai", "l", "mm", "en", "t", "es", "er", "ad", "ca", "x", " "}
+	for range 20000 {
+		var b []byte
+		for range r.IntN(12) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		if got, want := g.in(b), naiveIn(b, grams); got != want {
+			t.Fatalf("in(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for _, phrase := range []string{"cookie", "enable javascript", "browser", "comment", "email", "rights reserved",
+		"may not be published, broadcast"} {
+		if !noticeGrams.in([]byte(phrase)) {
+			t.Errorf("noticeGrams has no gram of %q", phrase)
+		}
+	}
+	for _, notice := range []string{"this website uses cookies. accept", "please enable javascript",
+		"your email address will not be published", "all rights reserved", "you are using an outdated browser"} {
+		b := []byte(notice)
+		if !noticeGrams.in(b) || !(cookieNotice(b) || browserNotice(b) || commentFormNotice(b) || rightsNotice(b)) {
+			t.Errorf("%q is no notice", notice)
+		}
+	}
+}
