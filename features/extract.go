@@ -2,6 +2,7 @@ package features
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net/url"
@@ -529,13 +530,7 @@ func (e *Extractor) space() {
 // control characters as one space. ASCII text, most of the web, takes a fast path.
 func (e *Extractor) appendText(s []byte) {
 	t := e.text
-	ascii := true
-	for _, c := range s {
-		if c >= 0x80 {
-			ascii = false
-			break
-		}
-	}
+	ascii := isASCII(s)
 	if !ascii {
 		e.nfkc = norm.NFKC.Append(e.nfkc[:0], s...)
 		s = e.nfkc
@@ -544,26 +539,26 @@ func (e *Extractor) appendText(s []byte) {
 		c := s[i]
 		if c < 0x80 {
 			// A run of ASCII: table-driven, written by index into grown capacity.
-			j := i
-			for j < len(s) && s[j] < 0x80 {
-				j++
+			j := len(s)
+			if !ascii {
+				j = i + 1
+				for j < len(s) && s[j] < 0x80 {
+					j++
+				}
 			}
 			t = slices.Grow(t, j-i)
 			n := len(t)
 			t = t[:n+j-i]
 			prevSpace := n == 0 || t[n-1] == ' '
+			// Every byte is written and a space after a space is not
+			// kept (the next byte overwrites it): without a branch on
+			// the text, whose spaces come at random.
 			for _, c := range s[i:j] {
 				m := asciiNorm[c]
-				if m == ' ' {
-					if prevSpace {
-						continue
-					}
-					prevSpace = true
-				} else {
-					prevSpace = false
-				}
 				t[n] = m
-				n++
+				space := m == ' '
+				n += b2i(!(space && prevSpace))
+				prevSpace = space
 			}
 			t = t[:n]
 			i = j
@@ -587,6 +582,29 @@ func (e *Extractor) appendText(s []byte) {
 	e.text = t
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isASCII says whether s is all ASCII, eight bytes at a time.
+func isASCII(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(s[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // Character classes of the scanner.
 const (
 	cOther = iota // separator: white space, symbols, punctuation that is not a mark
@@ -600,8 +618,9 @@ const (
 var asciiClass [128]uint8
 
 // asciiNorm maps an ASCII byte to its normalized form: lower case, and white
-// space and control characters to ' '.
-var asciiNorm = func() (t [128]byte) {
+// space and control characters to ' '. It has 256 entries, so that a byte
+// indexes it without a bounds check; appendText reads the ASCII half.
+var asciiNorm = func() (t [256]byte) {
 	for c := range t {
 		switch {
 		case c <= ' ' || c == 0x7f:

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // naiveIn is what wordSet.in computes, one bytes.Contains a word.
@@ -213,6 +217,70 @@ func TestGram4Set(t *testing.T) {
 		b := []byte(notice)
 		if !noticeGrams.in(b) || !(cookieNotice(b) || browserNotice(b) || commentFormNotice(b) || rightsNotice(b)) {
 			t.Errorf("%q is no notice", notice)
+		}
+	}
+}
+
+// appendTextRef is appendText as written first: a byte at a time, with a
+// branch for each space.
+func appendTextRef(t, s []byte) []byte {
+	if !utf8Ascii(s) {
+		s = norm.NFKC.Append(nil, s...)
+	}
+	for i := 0; i < len(s); {
+		if c := s[i]; c < 0x80 {
+			m := asciiNorm[c]
+			if m != ' ' || len(t) > 0 && t[len(t)-1] != ' ' {
+				t = append(t, m)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		switch {
+		case r == '\u2019':
+			t = append(t, '\'')
+		case unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u200b' || r == '\ufeff':
+			if n := len(t); n > 0 && t[n-1] != ' ' {
+				t = append(t, ' ')
+			}
+		default:
+			t = utf8.AppendRune(t, unicode.ToLower(unicode.ToUpper(r)))
+		}
+	}
+	return t
+}
+
+func utf8Ascii(s []byte) bool {
+	for _, c := range s {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestAppendText holds appendText to appendTextRef on texts pieced
+// together at random, appended one after another as text tokens are.
+func TestAppendText(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "B", " ", "  ", "\t", "\n", "\r\n", "\x00", "\x7f", "word", "Ｆｕｌｌ", "é", "e\u0301", "’", "\u00a0",
+		"\u200b", "中文", "ﬁ", "Σ", "12345678", "abcdefghij"}
+	var e Extractor
+	var want []byte
+	for range 5000 {
+		if r.IntN(50) == 0 {
+			e.text, want = e.text[:0], want[:0]
+		}
+		var s []byte
+		for range r.IntN(20) {
+			s = append(s, pieces[r.IntN(len(pieces))]...)
+		}
+		e.appendText(s)
+		want = appendTextRef(want, s)
+		if !bytes.Equal(e.text, want) {
+			t.Fatalf("appendText(%q): %q, want %q", s, e.text, want)
 		}
 	}
 }
