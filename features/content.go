@@ -239,10 +239,20 @@ const (
 const customIdx = 3
 
 func containerIdx(name []byte) int {
-	for i, c := range containers {
-		if string(name) == c {
-			return i
-		}
+	// A switch, not a loop over containers: it is asked of every tag.
+	switch string(name) {
+	case "div":
+		return 0
+	case "section":
+		return 1
+	case "aside":
+		return asideIdx
+	case "article":
+		return articleIdx
+	case "main":
+		return articleIdx + 1
+	case "-":
+		return customIdx
 	}
 	if bytes.IndexByte(name, '-') > 0 {
 		return customIdx

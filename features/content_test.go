@@ -530,3 +530,17 @@ func TestMainTextStoryBody(t *testing.T) {
 		})
 	}
 }
+
+// TestContainerIdx holds containerIdx's switch to the containers' order.
+func TestContainerIdx(t *testing.T) {
+	for i, c := range containers {
+		if got := containerIdx([]byte(c)); got != i {
+			t.Errorf("containerIdx(%q) = %d, want %d", c, got, i)
+		}
+	}
+	for name, want := range map[string]int{"p": -1, "my-card": customIdx, "-x": -1, "divx": -1} {
+		if got := containerIdx([]byte(name)); got != want {
+			t.Errorf("containerIdx(%q) = %d, want %d", name, got, want)
+		}
+	}
+}

@@ -327,6 +327,8 @@ type tokenSource interface {
 	Err() error
 	Text() []byte
 	Raw() []byte
+	// Name is the current tag's name as tagName reads it from Raw.
+	Name() []byte
 	TagAttr() (key, val []byte, more bool)
 }
 
@@ -398,10 +400,7 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 		case html.CommentToken, html.DoctypeToken:
 			e.space() // markup: white space
 		case html.StartTagToken, html.SelfClosingTagToken:
-			// The tag name is read from Raw: TagName allocates a copy per call in
-			// x/net v0.62, which was a quarter of all allocations.
-			var nb [16]byte
-			name := tagName(nb[:], z.Raw())
+			name := z.Name()
 			if e.cfg.MainText {
 				if tt == html.SelfClosingTagToken && e.bs.inSelect {
 					e.selectTag(name, true) // <input/> ends a select too
@@ -451,8 +450,7 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 				e.space()
 			}
 		case html.EndTagToken:
-			var nb [16]byte
-			name := tagName(nb[:], z.Raw())
+			name := z.Name()
 			if skip != "" && string(name) == skip {
 				skip = ""
 			}

@@ -29,6 +29,10 @@ type scanner struct {
 	attr   int    // position of the next attribute in raw (TagAttr)
 	keys   []byte // keys TagAttr returned for this tag, NUL-separated
 	key    []byte // the key TagAttr returned last, lower case
+	// name is the current tag's name in lower case, in nameBuf, cut at
+	// its length as tagName cuts it; tagEnd reads it as it passes it.
+	name    []byte
+	nameBuf [16]byte
 }
 
 func (s *scanner) reset(src []byte) {
@@ -68,6 +72,20 @@ func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isHTMLSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
+
+// Classes of the bytes that end a tag's name, attribute names and values
+// (tagBytes): a table read instead of a chain of comparisons for every
+// byte of every tag.
+const (
+	tbSpace = 1 << iota // HTML white space
+	tbSlash             // '/'
+	tbGT                // '>'
+	tbEq                // '='
+	tbQuote             // '"' or '\''
+)
+
+var tagBytes = [256]uint8{' ': tbSpace, '\t': tbSpace, '\n': tbSpace, '\r': tbSpace, '\f': tbSpace,
+	'/': tbSlash, '>': tbGT, '=': tbEq, '"': tbQuote, '\'': tbQuote}
 
 // Next advances to the next token and returns its type: ErrorToken at the end.
 func (s *scanner) Next() html.TokenType {
@@ -240,8 +258,7 @@ func (s *scanner) markup() (html.TokenType, bool) {
 		if !ok {
 			return html.ErrorToken, true // a tag cut by the end of input is dropped
 		}
-		var nb [16]byte
-		s.rawTag = rawElem(tagName(nb[:], s.raw))
+		s.rawTag = rawElem(s.name)
 		if selfClosing {
 			return html.SelfClosingTagToken, true
 		}
@@ -291,19 +308,25 @@ func (s *scanner) markup() (html.TokenType, bool) {
 
 // tagEnd returns the end of the tag whose name starts at i (after "<" or
 // "</"): the byte after its '>', honouring quoted attribute values; whether it
-// ends in "/>"; and false if the input ends first.
+// ends in "/>"; and false if the input ends first. It sets s.name.
 func (s *scanner) tagEnd(i int) (int, bool, bool) {
 	src := s.src
-	for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '/' && src[i] != '>' {
+	n := 0
+	for i < len(src) && tagBytes[src[i]]&(tbSpace|tbSlash|tbGT) == 0 {
+		if n < len(s.nameBuf) {
+			s.nameBuf[n] = lowerASCII(src[i])
+			n++
+		}
 		i++
 	}
+	s.name = s.nameBuf[:n]
 	slash := false // the last byte was a '/' between attributes, not in a value
 	for i < len(src) {
 		c := src[i]
-		switch {
-		case c == '>':
+		switch k := tagBytes[c]; {
+		case k&tbGT != 0:
 			return i + 1, slash && src[i-1] == '/', true
-		case isHTMLSpace(c) || c == '/':
+		case k&(tbSpace|tbSlash) != 0:
 			slash = c == '/'
 			i++
 		default:
@@ -311,23 +334,23 @@ func (s *scanner) tagEnd(i int) (int, bool, bool) {
 			// An attribute: a name (its first character may be '='), then
 			// optionally '=' and a value.
 			i++
-			for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '/' && src[i] != '>' && src[i] != '=' {
+			for i < len(src) && tagBytes[src[i]]&(tbSpace|tbSlash|tbGT|tbEq) == 0 {
 				i++
 			}
-			for i < len(src) && isHTMLSpace(src[i]) {
+			for i < len(src) && tagBytes[src[i]]&tbSpace != 0 {
 				i++
 			}
 			if i >= len(src) || src[i] != '=' {
 				continue
 			}
 			i++
-			for i < len(src) && isHTMLSpace(src[i]) {
+			for i < len(src) && tagBytes[src[i]]&tbSpace != 0 {
 				i++
 			}
 			if i >= len(src) {
 				continue
 			}
-			if q := src[i]; q == '"' || q == '\'' {
+			if q := src[i]; tagBytes[q]&tbQuote != 0 {
 				k := bytes.IndexByte(src[i+1:], q)
 				if k < 0 {
 					return len(src), false, false
@@ -335,7 +358,7 @@ func (s *scanner) tagEnd(i int) (int, bool, bool) {
 				i += k + 2
 				continue
 			}
-			for i < len(src) && !isHTMLSpace(src[i]) && src[i] != '>' {
+			for i < len(src) && tagBytes[src[i]]&(tbSpace|tbGT) == 0 {
 				i++
 			}
 		}
@@ -387,6 +410,9 @@ func (s *scanner) Err() error { return io.EOF }
 
 // Raw returns the current token as stored.
 func (s *scanner) Raw() []byte { return s.raw }
+
+// Name returns the current tag's name as tagName reads it from Raw.
+func (s *scanner) Name() []byte { return s.name }
 
 // Text returns the current text token with its entities decoded.
 func (s *scanner) Text() []byte { return s.text }

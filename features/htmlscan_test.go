@@ -13,7 +13,12 @@ import (
 type xnet struct {
 	*html.Tokenizer
 	named bool
+	nb    [16]byte
 }
+
+// Name reads the tag name from Raw: TagName allocates a copy per call in
+// x/net v0.62.
+func (x *xnet) Name() []byte { return tagName(x.nb[:], x.Raw()) }
 
 func (x *xnet) Next() html.TokenType { x.named = false; return x.Tokenizer.Next() }
 
