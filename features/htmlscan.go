@@ -28,6 +28,7 @@ type scanner struct {
 	buf    []byte // decoded text
 	attr   int    // position of the next attribute in raw (TagAttr)
 	keys   []byte // keys TagAttr returned for this tag, NUL-separated
+	nkeys  int    // how many keys are in keys
 	key    []byte // the key TagAttr returned last, lower case
 	// name is the current tag's name in lower case, in nameBuf, cut at
 	// its length as tagName cuts it; tagEnd reads it as it passes it.
@@ -427,7 +428,7 @@ const maxAttrDedup = 64
 // skipped, as the Tokenizer drops it.
 func (s *scanner) TagAttr() (key, val []byte, more bool) {
 	if s.attr < 0 {
-		s.keys = s.keys[:0]
+		s.keys, s.nkeys = s.keys[:0], 0
 	}
 	for {
 		key, val, more = s.tagAttr()
@@ -443,7 +444,7 @@ func (s *scanner) TagAttr() (key, val []byte, more bool) {
 // firstKey records key and says whether the tag had no attribute of that name
 // before it (within the first maxAttrDedup).
 func (s *scanner) firstKey(key []byte) bool {
-	if bytes.Count(s.keys, []byte{0}) >= maxAttrDedup {
+	if s.nkeys >= maxAttrDedup {
 		return true
 	}
 	for rest := s.keys; len(rest) > 0; {
@@ -454,6 +455,7 @@ func (s *scanner) firstKey(key []byte) bool {
 		rest = rest[i+1:]
 	}
 	s.keys = append(append(s.keys, key...), 0)
+	s.nkeys++
 	return true
 }
 
@@ -463,11 +465,11 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 	if i < 0 {
 		// Skip "<" and the name.
 		i = 1
-		for i < len(r) && !isHTMLSpace(r[i]) && r[i] != '/' && r[i] != '>' {
+		for i < len(r) && tagBytes[r[i]]&(tbSpace|tbSlash|tbGT) == 0 {
 			i++
 		}
 	}
-	for i < len(r) && (isHTMLSpace(r[i]) || r[i] == '/') {
+	for i < len(r) && tagBytes[r[i]]&(tbSpace|tbSlash) != 0 {
 		i++
 	}
 	if i >= len(r) || r[i] == '>' {
@@ -476,7 +478,7 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 	}
 	ks := i
 	i++
-	for i < len(r) && !isHTMLSpace(r[i]) && r[i] != '/' && r[i] != '>' && r[i] != '=' {
+	for i < len(r) && tagBytes[r[i]]&(tbSpace|tbSlash|tbGT|tbEq) == 0 {
 		i++
 	}
 	// The key in lower case, in a buffer of the scanner's: every
@@ -494,12 +496,12 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 	}
 	key = s.key
 	j := i
-	for j < len(r) && isHTMLSpace(r[j]) {
+	for j < len(r) && tagBytes[r[j]]&tbSpace != 0 {
 		j++
 	}
 	if j < len(r) && r[j] == '=' {
 		j++
-		for j < len(r) && isHTMLSpace(r[j]) {
+		for j < len(r) && tagBytes[r[j]]&tbSpace != 0 {
 			j++
 		}
 		if j < len(r) && (r[j] == '"' || r[j] == '\'') {
@@ -512,7 +514,7 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 			}
 		} else {
 			vs := j
-			for j < len(r) && !isHTMLSpace(r[j]) && r[j] != '>' {
+			for j < len(r) && tagBytes[r[j]]&(tbSpace|tbGT) == 0 {
 				j++
 			}
 			val, i = r[vs:j], j
@@ -528,7 +530,7 @@ func (s *scanner) tagAttr() (key, val []byte, more bool) {
 		}
 	}
 	s.attr = i
-	for i < len(r) && (isHTMLSpace(r[i]) || r[i] == '/') {
+	for i < len(r) && tagBytes[r[i]]&(tbSpace|tbSlash) != 0 {
 		i++
 	}
 	return key, val, i < len(r) && r[i] != '>'
