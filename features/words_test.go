@@ -221,7 +221,7 @@ func TestGram4Set(t *testing.T) {
 	}
 }
 
-// appendTextRef is appendText as written first: a byte at a time, with a
+// appendTextRef is appendText written plainly, a byte at a time, with a
 // branch for each space.
 func appendTextRef(t, s []byte) []byte {
 	if !utf8Ascii(s) {
