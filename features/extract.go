@@ -564,20 +564,28 @@ func (e *Extractor) appendText(s []byte) {
 		}
 		r, size := utf8.DecodeRune(s[i:])
 		i += size
-		switch {
-		case r == '\u2019':
-			t = append(t, '\'')
-		case unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u200b' || r == '\ufeff':
-			if n := len(t); n > 0 && t[n-1] != ' ' {
-				t = append(t, ' ')
-			}
-		default:
-			// Simple case folding: lower(upper(r)) maps ς, σ and Σ to σ, ſ to s,
-			// K (Kelvin) to k, as Unicode CaseFolding does for one-rune folds.
-			t = utf8.AppendRune(t, unicode.ToLower(unicode.ToUpper(r)))
-		}
+		t = appendRune(t, r)
 	}
 	e.text = t
+}
+
+// appendRune appends the normal form of a non-ASCII rune of text to t: a
+// right single quote as an apostrophe, white space and controls as one
+// space (none at the start or after a space), any other rune case-folded.
+func appendRune(t []byte, r rune) []byte {
+	switch {
+	case r == '\u2019':
+		return append(t, '\'')
+	case unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u200b' || r == '\ufeff':
+		if n := len(t); n > 0 && t[n-1] != ' ' {
+			return append(t, ' ')
+		}
+		return t
+	default:
+		// Simple case folding: lower(upper(r)) maps ς, σ and Σ to σ, ſ to s,
+		// K (Kelvin) to k, as Unicode CaseFolding does for one-rune folds.
+		return utf8.AppendRune(t, unicode.ToLower(unicode.ToUpper(r)))
+	}
 }
 
 func b2i(b bool) int {

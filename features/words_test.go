@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -238,27 +237,13 @@ func appendTextRef(t, s []byte) []byte {
 		}
 		r, size := utf8.DecodeRune(s[i:])
 		i += size
-		switch {
-		case r == '\u2019':
-			t = append(t, '\'')
-		case unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u200b' || r == '\ufeff':
-			if n := len(t); n > 0 && t[n-1] != ' ' {
-				t = append(t, ' ')
-			}
-		default:
-			t = utf8.AppendRune(t, unicode.ToLower(unicode.ToUpper(r)))
-		}
+		t = appendRune(t, r)
 	}
 	return t
 }
 
 func utf8Ascii(s []byte) bool {
-	for _, c := range s {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return bytes.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 // TestAppendText holds appendText to appendTextRef on texts pieced

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"github.com/warcdedup/warcdedup/internal/testfs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,7 +257,7 @@ func TestKilledDuringCommit(t *testing.T) {
 // checkFiles checks that the files under dir are as files says.
 func checkFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	have := snapshot(t, dir)
+	have := testfs.Files(t, dir)
 	for n, want := range files {
 		if got, ok := have[n]; !ok {
 			t.Errorf("%s is gone", n)
@@ -360,33 +361,6 @@ func TestStagedSegmentDamaged(t *testing.T) {
 	}
 }
 
-// snapshot is every file under dir, by path, with its bytes ("dir" for a
-// directory); nil if dir does not exist.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			files[rel] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		files[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 // fill writes files (path: content, "dir" for a directory) under dir.
 func fill(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
@@ -426,7 +400,7 @@ func TestOpenNotAnIndex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			fill(t, dir, tc.files)
-			before := snapshot(t, dir)
+			before := testfs.Files(t, dir)
 			ix, err := Open(dir, testAnalysis)
 			if err == nil {
 				ix.Close()
@@ -445,7 +419,7 @@ func TestOpenNotAnIndex(t *testing.T) {
 					t.Errorf("%s: %v, want ErrNoIndex", what, err)
 				}
 			}
-			if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+			if after := testfs.Files(t, dir); !reflect.DeepEqual(after, before) {
 				t.Errorf("the directory changed:\nbefore %q\nafter  %q", before, after)
 			}
 		})
@@ -476,7 +450,7 @@ func TestOpenNewIndex(t *testing.T) {
 			if tc.lock {
 				fill(t, dir, map[string]string{lockName: ""})
 			}
-			before := snapshot(t, dir)
+			before := testfs.Files(t, dir)
 			for what, open := range map[string]func() (*Index, error){
 				"OpenExisting": func() (*Index, error) { return OpenExisting(dir, testAnalysis) },
 				"OpenReadOnly": func() (*Index, error) { return OpenReadOnly(dir) },
@@ -488,7 +462,7 @@ func TestOpenNewIndex(t *testing.T) {
 					t.Errorf("%s: %v, want ErrNoIndex naming %s", what, err, dir)
 				}
 			}
-			if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+			if after := testfs.Files(t, dir); !reflect.DeepEqual(after, before) {
 				t.Fatalf("an open that makes no index changed the directory:\nbefore %q\nafter  %q", before, after)
 			}
 			ix, err := Open(dir, testAnalysis)
@@ -533,7 +507,7 @@ func TestOpenReadOnly(t *testing.T) {
 		"MANIFEST.tmp":       "{}\n",
 		stagedName:           "staging stopped before its note\n",
 	})
-	before := snapshot(t, dir)
+	before := testfs.Files(t, dir)
 	ix, err := OpenReadOnly(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -571,7 +545,7 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Errorf("a writer while reading: %v, want ErrLocked", err)
 	}
 	ix.Close()
-	if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
+	if after := testfs.Files(t, dir); !reflect.DeepEqual(after, before) {
 		t.Errorf("reading changed the index:\nbefore %q\nafter  %q", before, after)
 	}
 }

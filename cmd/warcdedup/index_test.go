@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/warcdedup/warcdedup/internal/testfs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -195,33 +196,6 @@ func TestIndexOfAnotherAnalysis(t *testing.T) {
 	}
 }
 
-// dirFiles is every file under dir, by path, with its bytes ("dir" for a
-// directory); nil if dir does not exist.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return nil
-	}
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			files[rel] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		files[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 // TestIndexDirLeftAlone: --index and the index commands take a directory
 // for an index only if it holds one (or, to make one, is new or empty):
 // any other is refused with exit 2, and every file in it is left as it
@@ -288,7 +262,7 @@ func TestIndexDirLeftAlone(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, dir)
 			}
-			before := dirFiles(t, dir)
+			before := testfs.Files(t, dir)
 			var args []string
 			for _, a := range tc.args {
 				a = strings.Replace(a, "DIR", dir, 1)
@@ -298,7 +272,7 @@ func TestIndexDirLeftAlone(t *testing.T) {
 			if msg := strings.Replace(tc.msg, "DIR", dir, 1); code != tc.code || !strings.Contains(stderr, msg) {
 				t.Errorf("exit %d, want %d with %q:\n%s", code, tc.code, msg, stderr)
 			}
-			after := dirFiles(t, dir)
+			after := testfs.Files(t, dir)
 			if tc.adds {
 				if _, ok := after["seg-000002.wdx"]; !ok {
 					t.Errorf("the run added no segment: %q", keys(after))

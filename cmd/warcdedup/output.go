@@ -316,19 +316,6 @@ func (r *registry) done(name string) {
 	r.pending--
 }
 
-// withdraw removes the complete output at path, named name, which must not
-// stay after all.
-func (r *registry) withdraw(path, name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	os.Remove(path)
-	if i := slices.Index(r.finished, name); i >= 0 {
-		r.finished = slices.Delete(r.finished, i, i+1)
-		r.unfinished = append(r.unfinished, name)
-		r.pending++
-	}
-}
-
 // create makes a file with open and registers its name in one step, so that a
 // signal cannot come between them.
 func (r *registry) create(open func() (*os.File, error)) (*os.File, error) {
