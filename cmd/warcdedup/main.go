@@ -221,10 +221,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer onSignal(reg, log, interrupted)()
 	if err := prepare(outs, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
-		if _, ok := err.(existsError); ok {
-			return exitUsage
+		if errors.Is(err, errLocked) {
+			return exitFailure // another run holds an output: try again later
 		}
-		return exitFailure
+		return exitUsage // an output that exists, or cannot be written safely
 	}
 	defer func() {
 		for _, o := range outs {

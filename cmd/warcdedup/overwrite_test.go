@@ -185,3 +185,21 @@ func TestApplyUnsortedDecisions(t *testing.T) {
 		t.Errorf("apply of decisions in reverse order: exit %d, %q", code, stderr)
 	}
 }
+
+// TestLockCannotBeMade: an output whose lock file cannot be made (here a
+// directory stands in its place) cannot be written safely: exit 2, as the
+// README's table says, not 1, which means another run holds the output.
+func TestLockCannotBeMade(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.warc.gz"), filepath.Join(dir, "out.warc.gz")
+	copyFile(t, samplePath, in)
+	if err := os.Mkdir(filepath.Join(dir, "."+filepath.Base(out)+".warcdedup-lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := runCLI(t, "-q", in, out); code != exitUsage || !strings.Contains(stderr, "lock") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an output was written")
+	}
+}
