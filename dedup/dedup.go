@@ -62,6 +62,12 @@ type Options struct {
 	// its annotation's) are made from its file and offset too, so that they
 	// stay unique.
 	DuplicateID func(file string, rec *warcio.Record)
+	// BrokenRevisit, if set, is told about each revisit record of the input
+	// that names a response this run replaced while no response with its
+	// URI and payload digest stays (see referring): replay tools can no
+	// longer resolve it. offset is the record's as stored (as warcio.Record.Offset);
+	// uri and digest are what it names.
+	BrokenRevisit func(file string, offset int64, id, uri, digest string)
 	// NoVerify skips checking blocks against their WARC-Block-Digest.
 	NoVerify bool
 	// Report, if set, receives one JSON line per duplicate found and, at Close,
@@ -106,6 +112,7 @@ type Stats struct {
 	Seeded          int // records read from an index of earlier runs (Seed)
 	LaterKept       int // duplicates kept whole because the kept copy was captured after them
 	AlreadyKept     int // records an index already holds as kept (the same file run again): kept whole
+	BrokenRevisits  int // input revisits naming a response the run replaced, with none like it left (Options.BrokenRevisit)
 }
 
 // clone returns a copy of s that shares no map with it.
@@ -134,6 +141,7 @@ type Deduper struct {
 	near   *near.Index // kept pages, made on first use
 	report *report
 	ids    *idSet
+	gone   goneSet // responses replaced with no capture of their URI and payload left
 	Stats  Stats
 
 	outName     string       // the next Run's output file (SetOutput)
@@ -196,6 +204,7 @@ func (d *Deduper) begin() error {
 	}
 	d.exact.begin()
 	d.ids.begin()
+	d.gone.begin()
 	d.undo = undo{stats: d.Stats.clone()}
 	if d.near != nil {
 		d.undo.nearDocs = d.near.Len()
@@ -207,6 +216,7 @@ func (d *Deduper) begin() error {
 func (d *Deduper) withdraw() {
 	d.exact.withdraw()
 	d.ids.withdraw()
+	d.gone.withdraw()
 	if d.near != nil {
 		d.near.Withdraw(d.undo.nearDocs)
 	}

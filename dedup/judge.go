@@ -31,6 +31,7 @@ const (
 	clsSmall              // payload under Options.MinSize
 	clsNoFields           // no record ID, target URI or date
 	clsUnrewritable       // a header that could not be written back as it is (rewritable)
+	clsRefers             // a revisit naming its original by URI and payload digest (referring)
 	numClasses
 )
 
@@ -54,6 +55,7 @@ type Fact struct {
 	computed  string // as computed
 	sha256    [32]byte
 	length    int64      // payload bytes as stored
+	stored    int64      // clsRefers: the record's offset as stored (warcio.Record.Offset), for messages
 	entity    string     // the response's entity fields, for a page (entityOf)
 	page      *near.Page // the page, if it was analysed and can be compared
 	// later, if set, analyses the page when the decision needs it (see
@@ -67,6 +69,13 @@ func (d *Deduper) factOf(it *item) *Fact {
 	f := &Fact{Offset: rec.PlainOffset, kind: kindName(rec), size: it.raw.Size, id: rec.ID()}
 	if f.problems = warcio.Validate(rec); len(f.problems) > 0 {
 		f.nonconforming = true
+	}
+	if referring(rec) {
+		// Passed through as it is; uri and digest are the original it names.
+		f.cls = clsRefers
+		f.uri, f.date, f.digest = referent(rec), rec.Header.Get("WARC-Date"), rec.Header.Get("WARC-Payload-Digest")
+		f.stored = rec.Offset
+		return f
 	}
 	switch {
 	case rec.Err != nil:
@@ -179,6 +188,11 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 	case clsSmall:
 		d.Stats.SkippedSmall++
 		return pass()
+	case clsRefers:
+		if d.gone.gone(f.uri, f.digest) {
+			d.brokenRevisit(name, f)
+		}
+		return pass()
 	default:
 		return pass()
 	}
@@ -195,18 +209,21 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
 		// there is to compare, as wget --warc-dedup compares it.
 		d.Stats.DigestConflicts++
+		d.gone.kept(f.uri, f.digest)
 		return pass()
 	}
 	if dup && kept.seed && kept.id == f.id && kept.id != "" {
 		// The kept record is this record, read from an index of an earlier
 		// run over the same file: a record is never a revisit of itself.
 		d.Stats.AlreadyKept++
+		d.gone.kept(f.uri, f.digest)
 		return pass()
 	}
 	if dup && later(kept.date, f.date) {
 		// The kept copy was captured after this one: this capture stays
 		// whole rather than point forward in time.
 		d.Stats.LaterKept++
+		d.gone.kept(f.uri, f.digest)
 		return pass()
 	}
 	if !dup {
@@ -232,6 +249,7 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		if err != nil {
 			return dec, err
 		}
+		d.gone.kept(f.uri, f.digest)
 		d.Stats.EligibleUnique++
 		if f.page.OK() {
 			f.page.Ref = n
@@ -243,6 +261,9 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		return pass()
 	}
 	dec.act, dec.kept = actExact, kept
+	if !sameURI(kept.uri, f.uri) {
+		d.gone.replaced(f.uri, f.digest)
+	}
 	if err := d.report.duplicate(Duplicate{File: name, URI: f.uri, Date: f.date, RecordID: f.id,
 		KeptURI: kept.uri, KeptDate: kept.date, KeptID: kept.id, Method: "exact", Similarity: 1,
 		Relation: relation(kept.uri, f.uri), Action: "revisit"}); err != nil {
@@ -298,6 +319,7 @@ func (d *Deduper) judgeNear(name string, f *Fact, dec Decision, self ref, m matc
 		if _, err := d.exact.add(self); err != nil {
 			return dec, err
 		}
+		d.gone.kept(f.uri, f.digest)
 		if d.opts.Near == NearAnnotate {
 			dec.annotate = true
 			d.Stats.Annotations++
@@ -309,6 +331,7 @@ func (d *Deduper) judgeNear(name string, f *Fact, dec Decision, self ref, m matc
 		}
 	} else {
 		dec.act = actNear
+		d.gone.replaced(f.uri, f.digest)
 		d.Stats.NearRevisits++
 		if m.Relation == near.SameSite {
 			d.Stats.NearSameSite++
@@ -386,4 +409,13 @@ func shortBody(pay *warcio.Payload) bool {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
 	return err == nil && pay.Length < n
+}
+
+// brokenRevisit counts and reports an input revisit that names a response
+// the run replaced, with none like it left (see referring).
+func (d *Deduper) brokenRevisit(name string, f *Fact) {
+	d.Stats.BrokenRevisits++
+	if d.opts.BrokenRevisit != nil {
+		d.opts.BrokenRevisit(name, f.stored, f.id, f.uri, f.digest)
+	}
 }

@@ -113,7 +113,7 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 			return err
 		}
 	}
-	if f.cls != clsEligible {
+	if f.cls != clsEligible && f.cls != clsRefers {
 		return nil
 	}
 	b, err := f.AppendBinary(nil)
@@ -189,6 +189,12 @@ type Rounds struct {
 	// report, if set (SetReport), takes the resolve round's duplicates and
 	// clusters, as the report of a run takes them.
 	report *report
+	// BrokenRevisit, if set, is told by the resolve round about each input
+	// revisit that names a response the run replaced, with none like it
+	// left, as Options.BrokenRevisit is by a run (offset as stored);
+	// BrokenRevisits counts them.
+	BrokenRevisit  func(file string, offset int64, id, uri, digest string)
+	BrokenRevisits int
 	// inputs are the files' paths, in capture order; names the base name
 	// of each by its key (the resolve round, for Keep: NameLine).
 	inputs []string
@@ -267,6 +273,7 @@ const (
 	evSite   = 's' // a page replaced by a page of its site (annotated, with --near=annotate)
 	evCross  = 'x' // a page replaced, in a bucket, by a page of another site (or annotated)
 	evHolds  = 'c' // a page that holds a kept page of its site, or is held in one (annotated)
+	evRefer  = 'r' // an input revisit naming the leading capture (kept) or a replaced one (kept empty)
 )
 
 // event is a line of the resolve round: what a round found of a record.
@@ -509,6 +516,16 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			holds = &e.dec
 		case evKept:
 			keep = e.rec
+		case evRefer:
+			// An input revisit: passed through; it is broken if what it names
+			// was replaced (as the run's goneSet tells).
+			if e.kept != "" && (annotate || !r.finals.has(e.kept)) {
+				continue
+			}
+			r.BrokenRevisits++
+			if r.BrokenRevisit != nil {
+				r.BrokenRevisit(r.paths[fileOf(e.subject)], e.dec.Offset, e.id, e.uri, e.dec.digest)
+			}
 		}
 	}
 	if dec == nil {
@@ -727,11 +744,16 @@ func sortLines(ls []Line) {
 type groupState struct {
 	name string
 	open bool
-	// exact: the leading capture, its key and its Fact's binary form.
-	lead    *Fact
-	leadRef ref
-	leadKey string
-	leadVal []byte
+	// exact: the leading capture, its key and its Fact's binary form; the
+	// later captures replaced by a capture at another URI (by capKey), and
+	// whether a later capture at the leading one's URI stays, for the input
+	// revisits of the payload (Deduper.gone holds the same).
+	lead     *Fact
+	leadRef  ref
+	leadKey  string
+	leadVal  []byte
+	gone     map[digestKey]struct{}
+	leadKept bool
 	// ids: the records with the ID so far.
 	seen int
 	// site: the site's Deduper and its kept pages' keys by reference;
@@ -755,22 +777,8 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	g := &r.g
 	switch l.Key[0] {
 	case tagExact:
-		g.leadKey, g.leadVal = subjectOf(l.Key), slices.Clone(l.Val)
-		if seedKey(g.leadKey) {
-			rec, err := index.DecodeRecord(l.Val)
-			if err != nil {
-				return err
-			}
-			g.lead = seedFact(rec)
-			g.leadRef = ref{id: rec.ID, uri: rec.URI, date: rec.Date, digest: rec.Digest, computed: rec.Computed,
-				sha256: rec.SHA256, entity: rec.Entity, bare: rec.Bare, seed: true}
-			return nil
-		}
-		f, err := decodeFact(l)
-		if err != nil {
-			return err
-		}
-		g.lead, g.leadRef = f, refOf(f)
+		g.lead, g.gone, g.leadKept = nil, nil, false
+		return r.lead(l, emit)
 	case tagID:
 		g.seen = 1
 	case tagSite:
@@ -797,6 +805,32 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	default:
 		return fmt.Errorf("dedup: a line of no round (key %.40q)", l.Key)
 	}
+	return nil
+}
+
+// lead takes a line of the exact round while the group has no leading
+// capture: the first capture of the payload leads; an input revisit before
+// it names nothing replaced in the run.
+func (r *Rounds) lead(l Line, emit func(Line) error) error {
+	g := &r.g
+	k := subjectOf(l.Key)
+	if seedKey(k) {
+		rec, err := index.DecodeRecord(l.Val)
+		if err != nil {
+			return err
+		}
+		g.lead = seedFact(rec)
+		g.leadRef = ref{id: rec.ID, uri: rec.URI, date: rec.Date, digest: rec.Digest, computed: rec.Computed,
+			sha256: rec.SHA256, entity: rec.Entity, bare: rec.Bare, seed: true}
+		g.leadKey, g.leadVal = k, slices.Clone(l.Val)
+		return nil
+	}
+	f, err := decodeFact(l)
+	if err != nil || f.cls == clsRefers {
+		return err
+	}
+	g.lead, g.leadRef = f, refOf(f)
+	g.leadKey, g.leadVal = k, slices.Clone(l.Val)
 	return nil
 }
 
@@ -830,6 +864,7 @@ func (r *Rounds) end(emit func(Line) error) error {
 	switch g.name[0] {
 	case tagExact:
 		switch {
+		case g.lead == nil:
 		case g.lead.page.OK():
 			err = emit(Line{string(tagSite) + groupOf(g.lead.page.Site) + " " + g.leadKey, g.leadVal})
 		case r.Index && !seedKey(g.leadKey):
@@ -848,7 +883,11 @@ func (r *Rounds) end(emit func(Line) error) error {
 // first was captured later. Copies of a page wait for the resolve round:
 // the page may be replaced.
 func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
-	lead := r.g.lead
+	g := &r.g
+	lead := g.lead
+	if lead == nil {
+		return r.lead(l, emit)
+	}
 	k := subjectOf(l.Key)
 	if seedKey(k) {
 		return nil // an index holds one record of a payload, the first
@@ -857,13 +896,23 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	if lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{} || later(lead.date, f.date) {
+	if f.cls == clsRefers {
+		return r.referLine(k, f, emit)
+	}
+	if lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{} || later(lead.date, f.date) ||
+		g.leadRef.seed && lead.id == f.id && f.id != "" {
+		// Kept: the capture stays (as the record itself, kept by an earlier
+		// run over its file, does).
+		r.stays(f)
 		return nil
 	}
-	if r.g.leadRef.seed && lead.id == f.id && f.id != "" {
-		return nil // the record itself, kept by an earlier run over its file
+	if !sameURI(lead.uri, f.uri) {
+		if g.gone == nil {
+			g.gone = map[digestKey]struct{}{}
+		}
+		g.gone[capKey(f.uri, f.digest)] = struct{}{}
 	}
-	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: r.g.leadRef}
+	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: g.leadRef}
 	// A copy of a page waits for the resolve round (the page may be
 	// replaced); a copy of another payload is decided, and goes there for
 	// the report.
@@ -871,6 +920,34 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 }
 
 // idLine writes the repeat count of a record after the first with its ID.
+// stays notes a later capture of the group's payload that is kept: it
+// resolves the input revisits naming its URI.
+func (r *Rounds) stays(f *Fact) {
+	g := &r.g
+	delete(g.gone, capKey(f.uri, f.digest))
+	if sameURI(g.lead.uri, f.uri) {
+		g.leadKept = true
+	}
+}
+
+// referLine takes an input revisit naming the group's payload (of record
+// key k): broken if the capture it names was replaced across URIs, and,
+// if it names the leading capture's URI, unless a later capture there
+// stays, the resolve round tells whether the leading capture was replaced.
+func (r *Rounds) referLine(k string, f *Fact, emit func(Line) error) error {
+	g := &r.g
+	// The event's Decision is no decision: it carries the record's offset
+	// as stored and its digest, for the message.
+	e := event{kind: evRefer, subject: k, dec: Decision{Offset: f.stored, digest: f.digest}, uri: f.uri, date: f.date, id: f.id}
+	if _, ok := g.gone[capKey(f.uri, f.digest)]; !ok {
+		if !sameURI(g.lead.uri, f.uri) || g.leadKept || seedKey(g.leadKey) {
+			return nil
+		}
+		e.kept = g.leadKey
+	}
+	return emitEvent(e, emit)
+}
+
 func (r *Rounds) idLine(l Line, emit func(Line) error) error {
 	k := subjectOf(l.Key)
 	off, ok := offsetOf(k)

@@ -333,17 +333,17 @@ func (f *Fact) AppendBinary(b []byte) ([]byte, error) {
 	if f.page.OK() {
 		flags |= factPage
 	}
-	if f.computed != f.digest {
+	eligible, refers := f.cls == clsEligible, f.cls == clsRefers
+	if eligible && f.computed != f.digest {
 		flags |= factComputed
 	}
 	uuid, isUUID := uuidID(f.id)
 	if isUUID {
 		flags |= factUUID
 	}
-	eligible := f.cls == clsEligible
 	var secs int64
 	var sha, shaComputed []byte
-	if eligible {
+	if eligible || refers {
 		var ok bool
 		if secs, ok = dateSeconds(f.date); ok {
 			flags |= factSeconds
@@ -351,7 +351,7 @@ func (f *Fact) AppendBinary(b []byte) ([]byte, error) {
 		if sha, ok = sha1Bytes(f.digest); ok {
 			flags |= factSHA1
 		}
-		if f.computed != f.digest {
+		if eligible && f.computed != f.digest {
 			if shaComputed, ok = sha1Bytes(f.computed); ok {
 				flags |= factSHA1Computed
 			}
@@ -370,7 +370,7 @@ func (f *Fact) AppendBinary(b []byte) ([]byte, error) {
 	} else {
 		b = appendString(b, f.id)
 	}
-	if !eligible {
+	if !eligible && !refers {
 		return b, nil
 	}
 	b = appendString(b, f.uri)
@@ -383,6 +383,9 @@ func (f *Fact) AppendBinary(b []byte) ([]byte, error) {
 		b = append(b, sha...)
 	} else {
 		b = appendString(b, f.digest)
+	}
+	if refers {
+		return binary.AppendVarint(b, f.stored), nil
 	}
 	switch {
 	case shaComputed != nil:
@@ -428,7 +431,7 @@ func (f *Fact) UnmarshalBinary(data []byte) error {
 	} else {
 		f.id = r.string()
 	}
-	if r.err == nil && f.cls == clsEligible {
+	if r.err == nil && (f.cls == clsEligible || f.cls == clsRefers) {
 		f.uri = r.string()
 		if flags&factSeconds != 0 {
 			f.date = formatSeconds(r.varint())
@@ -436,6 +439,11 @@ func (f *Fact) UnmarshalBinary(data []byte) error {
 			f.date = r.string()
 		}
 		f.digest = r.digest(flags&factSHA1 != 0)
+	}
+	if r.err == nil && f.cls == clsRefers {
+		f.stored = r.varint()
+	}
+	if r.err == nil && f.cls == clsEligible {
 		f.computed = f.digest
 		if flags&factComputed != 0 {
 			f.computed = r.digest(flags&factSHA1Computed != 0)

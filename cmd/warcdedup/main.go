@@ -269,6 +269,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.Warn("further repeated record IDs are counted, not listed")
 		}
 	}
+	cfg.opts.BrokenRevisit = brokenRevisitWarner(log)
 	var repW *writer
 	if rep != nil {
 		if repW, err = rep.create(reg, stdout, 0o644); err != nil {
@@ -635,6 +636,9 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool
 	if s.DuplicateIDs > 0 {
 		fmt.Fprintf(w, "records repeating an earlier record's WARC-Record-ID: %d\n", s.DuplicateIDs)
 	}
+	if s.BrokenRevisits > 0 {
+		fmt.Fprintf(w, "input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", s.BrokenRevisits)
+	}
 	if s.DigestConflicts > 0 {
 		fmt.Fprintf(w, "same recorded payload digest but different bytes (both kept): %d\n", s.DigestConflicts)
 	}
@@ -643,6 +647,24 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool
 	}
 	mb := float64(s.BytesIn) / 1e6
 	fmt.Fprintf(w, "read %.1f MB, wrote %.1f MB in %.2fs (%.1f MB/s)\n", mb, float64(s.BytesOut)/1e6, el.Seconds(), mb/el.Seconds())
+}
+
+// brokenRevisitWarner returns the callback that warns about each input
+// revisit whose original the run replaced (dedup.Options.BrokenRevisit),
+// listing the first maxProblemLines.
+func brokenRevisitWarner(log *slog.Logger) func(file string, offset int64, id, uri, digest string) {
+	n := 0
+	return func(file string, offset int64, id, uri, digest string) {
+		n++
+		if n > maxProblemLines {
+			return
+		}
+		log.Warn("input revisit names a response this run replaced, and no response with its URI and payload digest is left: replay tools cannot resolve it",
+			"file", file, "offset", offset, "record", id, "refers_to", uri, "digest", digest)
+		if n == maxProblemLines {
+			log.Warn("further such revisits are counted, not listed")
+		}
+	}
 }
 
 func counts(m map[string]int) string {
@@ -710,7 +732,7 @@ func logSummary(log *slog.Logger, d *dedup.Deduper, el time.Duration, dryRun boo
 	log.Log(context.Background(), level, "summary", "dry_run", dryRun, "files", files, "failed", fs,
 		"records_in", s.In, "records_out", s.Out, "exact_revisits", s.Revisits, "near_revisits", s.NearRevisits,
 		"near_same_site", s.NearSameSite, "near_cross_site", s.NearCrossSite, "annotations", s.Annotations,
-		"kept_weak", s.WeakEvidence, "containments", s.Containments, "seeded", s.Seeded,
+		"kept_weak", s.WeakEvidence, "containments", s.Containments, "seeded", s.Seeded, "broken_revisits", s.BrokenRevisits,
 		"payload_bytes_saved", s.BytesSaved, "bytes_in", s.BytesIn, "bytes_out", s.BytesOut, "seconds", el.Seconds())
 }
 

@@ -363,6 +363,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		opts.Report = repW
 	}
 	set := settings(opts)
+	opts.BrokenRevisit = brokenRevisitWarner(log)
 	d := dedup.New(opts)
 	var ix *index.Index
 	if *indexDir != "" {
@@ -861,6 +862,7 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", quiet)
 	defer onSignal(reg, log, "interrupted; the lines written to standard output are incomplete, an unfinished report is removed")()
+	r.BrokenRevisit = brokenRevisitWarner(log)
 	openReport := func() (io.Writer, error) {
 		reg.expect(1)
 		o, err := classify(reportPath)
@@ -978,6 +980,9 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 	reg.complete()
 	if !quiet {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: %d lines in, %d out\n", name, n, written)
+		if r.BrokenRevisits > 0 {
+			fmt.Fprintf(stderr, "warcdedup reduce --round %s: input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", name, r.BrokenRevisits)
+		}
 		if r.Keep != nil && len(r.Inputs()) > 0 {
 			fmt.Fprintf(stderr, "warcdedup reduce --round %s: staged %d kept records in index %s: run warcdedup index commit %s once every output is written\n", name, staged, indexDir, indexDir)
 		}

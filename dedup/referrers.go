@@ -1,0 +1,121 @@
+package dedup
+
+import (
+	"strings"
+
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// Input revisits. A crawler that deduplicates as it crawls (Heritrix's
+// DeDuplicator, warcprox, wget --warc-dedup) writes a revisit record V for a
+// payload it stored before: V names the earlier response R by its target URI
+// (WARC-Refers-To-Target-URI, or V's own URI) and payload digest. A replay
+// tool resolves V by looking up a response, not a revisit, with that URI and
+// digest (pywb, ResolvingLoader._load_different_url_payload and its
+// '!mime:warc/revisit' filter). When this run replaces R by a revisit of a
+// capture at another URI (an exact copy) or of another payload (a near
+// duplicate), and no other response with R's URI and digest stays, nothing
+// resolves V any more. V itself passes through as every record other than a
+// response does; the run counts it and tells the caller (Options.
+// BrokenRevisit), naming the record, so that the loss of V's replay is never
+// silent.
+
+// referring says whether rec is a revisit that names its original by payload
+// digest, as the identical-payload-digest profiles and this tool's near
+// profile do (a server-not-modified revisit names no payload).
+func referring(rec *warcio.Record) bool {
+	if rec.Err != nil || rec.Kind != warcio.KindWARC || !strings.EqualFold(rec.Type(), "revisit") {
+		return false
+	}
+	switch rec.Header.Get("WARC-Profile") {
+	case ProfileIdentical10, ProfileIdentical11, ProfileNear:
+	default:
+		return false
+	}
+	return rec.Header.Get("WARC-Payload-Digest") != "" && referent(rec) != ""
+}
+
+// referent is the target URI of the capture a revisit refers to.
+func referent(rec *warcio.Record) string {
+	if u := rec.Header.Get("WARC-Refers-To-Target-URI"); u != "" {
+		return u
+	}
+	return rec.Header.Get("WARC-Target-URI")
+}
+
+// capKey stands for a capture's target URI and payload digest: what a
+// replay tool looks a revisit's original up by. Angle brackets around the
+// URI (wget writes them) do not make another URI.
+func capKey(uri, digest string) digestKey {
+	return keyOf(strings.Trim(uri, "<>") + "\x00" + digest)
+}
+
+// sameURI says whether two target URIs name one resource, as capKey does.
+func sameURI(a, b string) bool { return strings.Trim(a, "<>") == strings.Trim(b, "<>") }
+
+// goneSet holds the URI and digest of each response the run replaced while
+// no response with both stayed: an input revisit naming one of them can no
+// longer be resolved. A replacement that points at a capture of the same URI
+// (a re-crawl of an unchanged resource, the commonest duplicate) leaves that
+// capture to resolve the revisit, and is not held: the set holds the
+// replacements across URIs and the near ones only, about 30 bytes each.
+type goneSet struct {
+	m   map[digestKey]struct{}
+	log []goneUndo // since begin, for withdraw
+}
+
+type goneUndo struct {
+	key     digestKey
+	removed bool // the entry was removed (else added)
+}
+
+func (s *goneSet) begin() { s.log = s.log[:0] }
+
+// withdraw undoes what was done since begin, latest first.
+func (s *goneSet) withdraw() {
+	for i := len(s.log) - 1; i >= 0; i-- {
+		if u := s.log[i]; u.removed {
+			s.m[u.key] = struct{}{}
+		} else {
+			delete(s.m, u.key)
+		}
+	}
+	s.log = s.log[:0]
+}
+
+// replaced notes a response replaced by a revisit that names no capture of
+// its URI and payload.
+func (s *goneSet) replaced(uri, digest string) {
+	k := capKey(uri, digest)
+	if s.m == nil {
+		s.m = map[digestKey]struct{}{}
+	}
+	if _, ok := s.m[k]; ok {
+		return
+	}
+	s.m[k] = struct{}{}
+	s.log = append(s.log, goneUndo{key: k})
+}
+
+// kept notes a response that stays: it resolves a revisit of its URI and
+// payload.
+func (s *goneSet) kept(uri, digest string) {
+	if len(s.m) == 0 {
+		return
+	}
+	k := capKey(uri, digest)
+	if _, ok := s.m[k]; ok {
+		delete(s.m, k)
+		s.log = append(s.log, goneUndo{key: k, removed: true})
+	}
+}
+
+// gone says whether a revisit naming uri and digest can no longer be
+// resolved.
+func (s *goneSet) gone(uri, digest string) bool {
+	if len(s.m) == 0 {
+		return false
+	}
+	_, ok := s.m[capKey(uri, digest)]
+	return ok
+}

@@ -1,0 +1,261 @@
+package dedup
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warcdedup/warcdedup/warcio"
+)
+
+// A capture of a crawl that deduplicates as it crawls, for the tests of
+// input revisits: a response, or a revisit naming an earlier response by
+// URI and payload digest.
+type capture struct {
+	typ, id, uri, date string
+	body               string // response: the payload
+	digest, refersTo   string // revisit: the payload digest and the URI it names
+	profile            string // revisit: "" for identical-payload-digest (WARC 1.1)
+}
+
+func sha1Digest(body string) string {
+	sum := sha1.Sum([]byte(body))
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}
+
+func capturesWARC(t testing.TB, cs ...capture) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := warcio.NewWriter(&buf, true)
+	for _, c := range cs {
+		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+			{Name: "WARC-Type", Value: c.typ},
+			{Name: "WARC-Record-ID", Value: c.id},
+			{Name: "WARC-Date", Value: c.date},
+			{Name: "WARC-Target-URI", Value: c.uri},
+			{Name: "Content-Type", Value: "application/http; msgtype=response"},
+		}}
+		ct := "text/html"
+		if strings.HasSuffix(c.uri, ".pdf") {
+			ct = "application/pdf"
+		}
+		block := "HTTP/1.1 200 OK\r\nContent-Type: " + ct + "\r\n\r\n"
+		if c.typ == "response" {
+			block += c.body
+			h.Set("WARC-Payload-Digest", sha1Digest(c.body))
+		} else {
+			profile := c.profile
+			if profile == "" {
+				profile = ProfileIdentical11
+			}
+			h.Set("WARC-Profile", profile)
+			h.Set("WARC-Payload-Digest", c.digest)
+			h.Set("WARC-Refers-To-Target-URI", c.refersTo)
+		}
+		if err := w.WriteRecord(h, []byte(block)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// brokenCase is a run over two crawls: the first holds the responses, the
+// second a deduplicating crawler's revisits of them. broken are the IDs of
+// the revisits that name a response the run replaced with none like it
+// left.
+func brokenCase(t testing.TB) (names []string, files [][]byte, broken []string) {
+	page, recapture := story(31, 60, 0), story(31, 60, 2)
+	pdf := strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20)
+	css := strings.Repeat("body { margin: 0 } .story { font: 1em serif }\n", 20)
+	d1, d2 := "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"
+	crawl1 := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:k>", uri: "http://news.example/a", date: d1, body: page},
+		capture{typ: "response", id: "<urn:uuid:p1>", uri: "http://cdn.example/report.pdf", date: d1, body: pdf},
+		capture{typ: "response", id: "<urn:uuid:c1>", uri: "http://news.example/site.css", date: d1, body: css},
+		// A re-capture of the page with two sentences changed: a near
+		// revisit of the first.
+		capture{typ: "response", id: "<urn:uuid:r>", uri: "http://news.example/a", date: d2, body: recapture},
+		// The report at a mirror: an exact revisit of the cdn's capture.
+		capture{typ: "response", id: "<urn:uuid:p2>", uri: "http://mirror.example/report.pdf", date: d2, body: pdf},
+		// The style sheet again at its URI: an exact revisit of a capture
+		// of the same URI, which resolves a revisit naming either.
+		capture{typ: "response", id: "<urn:uuid:c2>", uri: "http://news.example/site.css", date: d2, body: css},
+	)
+	d3 := "2026-02-01T00:00:00Z"
+	rv := func(id, uri, body, profile string) capture {
+		return capture{typ: "revisit", id: id, uri: uri, date: d3, digest: sha1Digest(body), refersTo: uri, profile: profile}
+	}
+	crawl2 := capturesWARC(t,
+		rv("<urn:uuid:v-recapture>", "http://news.example/a", recapture, ""),        // broken: replaced by a near revisit
+		rv("<urn:uuid:v-mirror>", "http://mirror.example/report.pdf", pdf, ""),      // broken: replaced across URIs
+		rv("<urn:uuid:v-cdn>", "http://cdn.example/report.pdf", pdf, ""),            // the kept capture
+		rv("<urn:uuid:v-css>", "http://news.example/site.css", css, ""),             // a capture of its URI stays
+		rv("<urn:uuid:v-page>", "http://news.example/a", page, ""),                  // the kept page
+		rv("<urn:uuid:v-elsewhere>", "http://other.example/", "not in the run", ""), // an earlier crawl's
+		rv("<urn:uuid:v-notmod>", "http://news.example/a", recapture,
+			"http://netpreserve.org/warc/1.1/revisit/server-not-modified"), // names no payload
+		rv("<urn:uuid:v-recapture-1.0>", "http://news.example/a", recapture, ProfileIdentical10), // broken
+	)
+	return []string{"crawl1.warc.gz", "crawl2.warc.gz"}, [][]byte{crawl1, crawl2},
+		[]string{"<urn:uuid:v-recapture>", "<urn:uuid:v-mirror>", "<urn:uuid:v-recapture-1.0>"}
+}
+
+type brokenRec struct {
+	file        string
+	offset      int64
+	id, uri, dg string
+}
+
+// TestBrokenRevisits: an input revisit that names a response the run
+// replaced (near, or by a capture at another URI), with no response of its
+// URI and payload left, is told to the caller with its file, stored offset
+// and ID, and counted; it passes through unchanged, as every record but a
+// response does. The same holds through the one-task reduce (Judge) and
+// the partitioned rounds. With --near=annotate the near duplicate stays,
+// and so does the revisit naming it.
+func TestBrokenRevisits(t *testing.T) {
+	names, files, want := brokenCase(t)
+	for _, annotate := range []bool{false, true} {
+		opts := DefaultOptions()
+		wantIDs := want
+		if annotate {
+			opts.Near = NearAnnotate
+			wantIDs = []string{"<urn:uuid:v-mirror>"}
+		}
+		var got []brokenRec
+		opts.BrokenRevisit = func(file string, offset int64, id, uri, digest string) {
+			got = append(got, brokenRec{file, offset, id, uri, digest})
+		}
+		d := New(opts)
+		for i, in := range files {
+			var out bytes.Buffer
+			if err := d.Run(bytes.NewReader(in), names[i], &out, true); err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 && !bytes.Equal(out.Bytes(), in) {
+				t.Errorf("annotate %v: the revisits' file changed", annotate)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkBroken(t, "one machine", files[1], got, wantIDs)
+		if d.Stats.BrokenRevisits != len(wantIDs) {
+			t.Errorf("one machine: Stats.BrokenRevisits %d, want %d", d.Stats.BrokenRevisits, len(wantIDs))
+		}
+		if d.Stats.NearRevisits+d.Stats.Revisits != 3-btoi(annotate) {
+			t.Errorf("annotate %v: %d near and %d exact revisits: the case no longer replaces what it should", annotate, d.Stats.NearRevisits, d.Stats.Revisits)
+		}
+
+		// Judge, the one-task reduce, over the Facts Map makes.
+		got = got[:0]
+		j := New(opts)
+		for i, in := range files {
+			m := New(opts)
+			var facts []*Fact
+			if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+				b, err := f.AppendBinary(nil)
+				if err != nil {
+					return err
+				}
+				g := new(Fact)
+				facts = append(facts, g)
+				return g.UnmarshalBinary(b)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			for _, f := range facts {
+				if _, err := j.Judge(names[i], f); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		j.Close()
+		checkBroken(t, "judge", files[1], got, wantIDs)
+
+		// The partitioned rounds.
+		var lines []Line
+		for i, in := range files {
+			m := New(opts)
+			fk := FileKey(time.Time{}, false, uint64(i))
+			if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+				return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), func(l Line) error { lines = append(lines, l); return nil })
+			}); err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			if err := NameLine(fk, names[i], func(l Line) error { lines = append(lines, l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got = got[:0]
+		for _, name := range RoundNames {
+			r, err := NewRound(name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.BrokenRevisit = opts.BrokenRevisit
+			sortLines(lines)
+			var next []Line
+			if err := r.Groups(lines, func(l Line) error { next = append(next, l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			lines = next
+			if name == "resolve" && r.BrokenRevisits != len(wantIDs) {
+				t.Errorf("rounds: BrokenRevisits %d, want %d", r.BrokenRevisits, len(wantIDs))
+			}
+		}
+		checkBroken(t, "rounds", files[1], got, wantIDs)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkBroken checks the revisits told against the IDs wanted, and each
+// one's file, stored offset, URI and digest against the revisits' file.
+func checkBroken(t *testing.T, how string, revisits []byte, got []brokenRec, want []string) {
+	t.Helper()
+	var ids []string
+	for _, b := range got {
+		ids = append(ids, b.id)
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("%s: revisits told %q, want %q", how, ids, want)
+		return
+	}
+	at := map[string]*warcio.Record{}
+	r := warcio.NewReader(bytes.NewReader(revisits), "crawl2.warc.gz")
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		at[rec.ID()] = rec
+		if _, err := r.Finish(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range got {
+		rec := at[b.id]
+		if rec == nil || b.file != "crawl2.warc.gz" || b.offset != rec.Offset ||
+			b.uri != rec.Header.Get("WARC-Refers-To-Target-URI") || b.dg != rec.Header.Get("WARC-Payload-Digest") {
+			t.Errorf("%s: told %+v; the record is at offset %v", how, b, func() any {
+				if rec == nil {
+					return "(none)"
+				}
+				return strconv.FormatInt(rec.Offset, 10)
+			}())
+		}
+	}
+}
