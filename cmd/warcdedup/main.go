@@ -221,10 +221,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer onSignal(reg, log, interrupted)()
 	if err := prepare(outs, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
-		if errors.Is(err, errLocked) {
-			return exitFailure // another run holds an output: try again later
-		}
-		return exitUsage // an output that exists, or cannot be written safely
+		return prepareExit(err)
 	}
 	defer func() {
 		for _, o := range outs {

@@ -275,6 +275,16 @@ func prepare(outs []*output, force bool, reg *registry) error {
 	return err
 }
 
+// prepareExit is the exit status of a command whose outputs prepare
+// refused: 1 when another run holds one (trying again later may work), 2
+// when one exists or cannot be written safely.
+func prepareExit(err error) int {
+	if errors.Is(err, errLocked) {
+		return exitFailure
+	}
+	return exitUsage
+}
+
 // parseInterspersed parses flags wherever they are on the command line, as
 // GNU tools do: "warcdedup IN OUT --force" forces, rather than naming an
 // input "OUT" and an output "--force". After "--" every argument is a file

@@ -17,10 +17,15 @@ import (
 // first (package review). The main texts are read from the WARC files the
 // report names (the inputs, as the run was given them) and from any WARC
 // files or directories listed after the report.
+//
+// The page is an output as a run's are: checked, locked and written to a
+// temporary file renamed onto it by the same functions (classify, prepare,
+// create, finish), so that review and a run cannot write one file at once
+// and an error or a signal leaves neither a partial page nor a lock file.
 func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("warcdedup review", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	out := fl.String("o", "review.html", "the page to write")
+	out := fl.String("o", "review.html", "the page to write (- for standard output)")
 	force := fl.Bool("force", false, "overwrite the page if it exists")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: warcdedup review [-o review.html] [--force] REPORT.jsonl [WARC or directory...]")
@@ -37,13 +42,24 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warcdedup: review needs a report (warcdedup --report REPORT.jsonl ...); see 'warcdedup review -h'")
 		return exitUsage
 	}
-	if fi, err := os.Stat(*out); err == nil {
-		if !*force {
-			fmt.Fprintf(stderr, "warcdedup: %s already exists; use --force to overwrite it\n", *out)
-			return exitUsage
-		}
-		if in := readBy(fi, pos); in != "" {
+	o, err := classify(*out)
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: review: -o: %v\n", err)
+		return exitUsage
+	}
+	readsPage := func(paths []string) bool {
+		if in := readBy(o.key, paths); in != "" {
 			fmt.Fprintf(stderr, "warcdedup: -o %s is %s, which review reads: not written\n", *out, in)
+			return true
+		}
+		return false
+	}
+	if readsPage(pos) {
+		return exitUsage
+	}
+	if !*force {
+		if err := existing([]*output{o}); err != nil {
+			fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
 			return exitUsage
 		}
 	}
@@ -53,35 +69,40 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer in.Close()
-	// The page is written to a temporary file renamed onto it when complete;
-	// a signal removes the temporary file, as it does a run's.
 	reg := newRegistry()
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", false)
 	defer onSignal(reg, log, "interrupted; the page is not written")()
-	reg.begin(*out)
-	tmp, err := reg.create(func() (*os.File, error) {
-		return os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+tempInfix+"*")
-	})
+	if err := prepare([]*output{o}, *force, reg); err != nil {
+		fmt.Fprintf(stderr, "warcdedup: review: %v\nnothing was written\n", err)
+		return prepareExit(err)
+	}
+	defer o.unlock(reg)
+	rep, err := review.ReadReport(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
+		fmt.Fprintf(stderr, "warcdedup: review: %s: %v\n", pos[0], err)
 		return exitFailure
 	}
-	defer reg.remove(tmp.Name()) // a no-op once renamed
-	err = review.Write(in, tmp, review.Options{Title: "warcdedup review of " + filepath.Base(pos[0]), ReadWARCs: true, WARCs: pos[1:]})
-	if err == nil {
-		err = tmp.Chmod(0o644)
+	// The WARC files the report names are read too: known only now.
+	if readsPage(rep.Files) {
+		return exitUsage
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = reg.rename(tmp.Name(), *out, *out)
-	}
+	texts, err := review.WARCTexts(append(append([]string(nil), rep.Files...), pos[1:]...), rep.RecordIDs(), review.DefaultMaxText)
 	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
+		return exitFailure
+	}
+	w, err := o.create(reg, stdout, 0o644)
+	if err != nil {
+		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
+		return exitFailure
+	}
+	if err := review.WriteReport(rep, w, review.Options{Title: "warcdedup review of " + filepath.Base(pos[0]), Texts: texts}); err != nil {
+		w.abort()
+		fmt.Fprintf(stderr, "warcdedup: review: output %s: %v\n", o.shown(), err)
+		return exitFailure
+	}
+	if err := w.finish(); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
 		return exitFailure
 	}
@@ -89,11 +110,10 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 // readBy returns the file among paths (files, or directories walked) that is
-// the file fi, or "": a page written with --force must not replace the
+// the file key, or "": a page written with --force must not replace the
 // report or a WARC file it is made from.
-func readBy(fi fs.FileInfo, paths []string) string {
-	key, ok := keyOf(fi)
-	if !ok {
+func readBy(key fileKey, paths []string) string {
+	if key == (fileKey{}) {
 		return ""
 	}
 	for _, p := range paths {

@@ -262,12 +262,13 @@ func TestApplySignal(t *testing.T) {
 }
 
 // TestReviewSignal: review ends on SIGTERM with 128+15 and leaves neither
-// its page nor the page's temporary file.
+// its page nor the page's temporary or lock file.
 func TestReviewSignal(t *testing.T) {
 	dir := t.TempDir()
+	page := filepath.Join(dir, "review.html")
 	// The report is read from standard input, kept open: review waits for
-	// the rest with its page begun.
-	cmd := command("review", "-o", filepath.Join(dir, "review.html"), "/dev/stdin")
+	// the rest holding its page's lock.
+	cmd := command("review", "-o", page, "/dev/stdin")
 	_, w := stdinPipe(t, cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -275,6 +276,6 @@ func TestReviewSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	waitFor(t, "the temporary page", func() bool { return hasTemp(dir) })
+	waitFor(t, "the page's lock", func() bool { return exists(lockName(page)) })
 	wantTerminated(t, terminate(t, cmd), stderr.String(), dir)
 }

@@ -353,7 +353,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", err)
-			return exitUsage
+			return prepareExit(err)
 		}
 		defer func() {
 			if repW != nil {
