@@ -9,13 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -107,7 +105,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 && args[0] == "index" {
 		return runIndexCommand(args[1:], stdout, stderr)
 	}
@@ -148,7 +146,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.dryRun, "n", false, "the same as --dry-run")
 	logFormat := fl.String("log-format", "text", "messages as text lines, or json: one JSON object a line (log/slog), the summary included")
 	force := fl.Bool("force", false, "overwrite outputs (and the report) that exist")
-	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this new file")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the run to this new file, once the run has finished (exit 0 or 3)")
 	indexDir := fl.String("index", "", "deduplicate against what earlier runs with this index directory kept, and add what this run keeps to it")
 	indexCDX := fl.String("index-cdx", "", "deduplicate exact copies against this CDX or CDXJ of earlier crawls (wget --warc-cdx, pywb, jwarc), as wget --warc-dedup does")
 	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the outputs (pywb's, sorted, revisits as warc/revisit) to this file")
@@ -170,7 +168,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer cpuBudget(cfg.opts.Workers)()
-	defer stopProfile()
+	defer func() { code = stopProfile(code, stderr) }()
 	if code := startProfile(*cpuprofile, stderr); code >= 0 {
 		return code
 	}
@@ -358,7 +356,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cfg.dryRun {
 		reg.complete()
 	}
-	code := exitOK
+	code = exitOK
 	switch {
 	case hasInternal(failed):
 		code = exitInternal
@@ -550,7 +548,7 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 }
 
 // onSignal makes SIGINT, SIGTERM and SIGHUP remove the command's temporary
-// and lock files and log msg, with the outputs finished and not, before the
+// and lock files (and an unfinished --cpuprofile) and log msg, with the outputs finished and not, before the
 // process exits with 128 and the signal's number, as a shell reports a
 // process a signal ended; the returned function ends that. Every command
 // takes it: a batch system stops a task so (Slurm's scancel and preemption
@@ -558,6 +556,7 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 func onSignal(reg *registry, log *slog.Logger, msg string) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	handOverProfile()
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -567,6 +566,7 @@ func onSignal(reg *registry, log *slog.Logger, msg string) (stop func()) {
 				if !ok {
 					continue
 				}
+				interruptProfile()
 				args := []any{"signal", s.String()}
 				if len(finished) > 0 {
 					args = append(args, "finished", finished)
@@ -787,45 +787,6 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 			return exitUsage
 		}
 		return -1
-	}
-}
-
-// profFile is the file of the CPU profile being written, if any.
-var profFile *os.File
-
-// startProfile starts a CPU profile into path ("" for none); it returns
-// an exit code if it cannot, or -1.
-func startProfile(path string, stderr io.Writer) int {
-	if path == "" {
-		return -1
-	}
-	// A new file only: the profile is written before any output is planned,
-	// so a path that names an input or an earlier output must not be
-	// truncated, --force or not.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		fmt.Fprintf(stderr, "warcdedup: --cpuprofile %s exists: the profile is written to a new file only\n", path)
-		return exitUsage
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-		return exitFailure
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
-		return exitFailure
-	}
-	profFile = f
-	return -1
-}
-
-// stopProfile ends the CPU profile startProfile began, if any.
-func stopProfile() {
-	if profFile != nil {
-		pprof.StopCPUProfile()
-		profFile.Close()
-		profFile = nil
 	}
 }
 

@@ -118,6 +118,55 @@ func TestCPUProfileNewFileOnly(t *testing.T) {
 	}
 }
 
+// TestCPUProfileComplete: the profile is under its name only when the
+// command has finished, whole (runtime/pprof writes gzip), and nothing
+// else is left beside it; a command that fails leaves neither the profile
+// nor its temporary file.
+func TestCPUProfileComplete(t *testing.T) {
+	ins := stageFiles(t)
+	missing := filepath.Join(t.TempDir(), "missing.warc.gz")
+	for _, c := range []struct {
+		name  string
+		stdin []byte // for a step; nil for a run
+		args  func(prof, out string) []string
+		code  int
+	}{
+		{"run", nil, func(prof, out string) []string { return []string{"-q", "--cpuprofile", prof, ins[0], out} }, exitOK},
+		{"run, missing input", nil, func(prof, out string) []string { return []string{"-q", "--cpuprofile", prof, missing, out} }, exitUsage},
+		{"run, existing output", nil, func(prof, out string) []string { return []string{"-q", "--cpuprofile", prof, ins[0], ins[1]} }, exitUsage},
+		{"map", mapList(ins[:1]), func(prof, _ string) []string { return []string{"map", "-q", "--cpuprofile", prof} }, exitOK},
+		{"map, missing input", mapList([]string{missing}), func(prof, _ string) []string { return []string{"map", "-q", "--cpuprofile", prof} }, exitFailure},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prof := filepath.Join(dir, "cpu.prof")
+			args := c.args(prof, filepath.Join(t.TempDir(), "out.warc.gz"))
+			var code int
+			var stderr string
+			if c.stdin != nil {
+				code, _, stderr = step(t, c.stdin, args...)
+			} else {
+				code, stderr = runCLI(t, args...)
+			}
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, stderr)
+			}
+			if code != exitOK {
+				if ns := names(t, dir); len(ns) != 0 {
+					t.Errorf("left %v", ns)
+				}
+				return
+			}
+			if ns := names(t, dir); strings.Join(ns, ",") != "cpu.prof" {
+				t.Errorf("left %v, want the profile alone", ns)
+			}
+			if b := mustRead(t, prof); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+				t.Errorf("the profile does not start as gzip: % x", b[:min(len(b), 8)])
+			}
+		})
+	}
+}
+
 // TestSideOutputNotOverAFileRead: --force lets no report be written over
 // the CDX the run reads with --index-cdx, and review's page over the
 // report or a WARC file it reads.

@@ -279,3 +279,18 @@ func TestReviewSignal(t *testing.T) {
 	waitFor(t, "the page's lock", func() bool { return exists(lockName(page)) })
 	wantTerminated(t, terminate(t, cmd), stderr.String(), dir)
 }
+
+// TestCPUProfileSignal: a run with --cpuprofile ended by SIGTERM leaves
+// neither the profile, which would be cut short, nor its temporary file.
+func TestCPUProfileSignal(t *testing.T) {
+	dir := t.TempDir()
+	cmd := command("-q", "--cpuprofile", filepath.Join(dir, "cpu.prof"), "-", filepath.Join(dir, "out.warc.gz"))
+	r, w := stdinPipe(t, cmd)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	feed(t, r, w, mustRead(t, samplePath)[:1000])
+	wantTerminated(t, terminate(t, cmd), stderr.String(), dir)
+}

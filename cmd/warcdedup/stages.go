@@ -64,7 +64,7 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 	fl.SetOutput(io.Discard)
 	check := decisionFlags(fl, o)
 	quiet := fl.Bool("q", false, "print errors only")
-	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this new file")
+	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this new file, once the step has finished")
 	// The profile starts once the flags are checked; the step's command
 	// stops it (stopProfile) before it returns.
 	return fl, func(w io.Writer) int {
@@ -136,9 +136,9 @@ The steps of a cluster job are documented in docs/scale.md.
 `
 
 // runMapCommand is `warcdedup map`: one task's WARC files to fact lines.
-func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	opts := dedup.DefaultOptions()
-	defer stopProfile()
+	defer func() { exit = stopProfile(exit, stderr) }()
 	fl, check, quiet := stepFlags("map", &opts)
 	fl.IntVar(&opts.Workers, "workers", 0, "CPUs to use, one page analyser each (0: all)")
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
@@ -298,9 +298,9 @@ are documented in docs/scale.md.
 `
 
 // runReduceCommand is `warcdedup reduce`: the run's facts to decisions.
-func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	opts := dedup.DefaultOptions()
-	defer stopProfile()
+	defer func() { exit = stopProfile(exit, stderr) }()
 	fl, check, quiet := stepFlags("reduce", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for the kept records' references")
 	report := fl.String("report", "", "write the JSON lines report of duplicates and clusters to this file")
@@ -521,9 +521,9 @@ file must be the one that was mapped, at the path given to warcdedup map.
 `
 
 // runApplyCommand is `warcdedup apply OUTDIR/`: decisions to output files.
-func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	opts := dedup.DefaultOptions()
-	defer stopProfile()
+	defer func() { exit = stopProfile(exit, stderr) }()
 	fl, check, quiet := stepFlags("apply", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")
