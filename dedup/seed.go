@@ -13,7 +13,7 @@ import (
 func (d *Deduper) RecordsDone() int64 { return d.recordsDone.Load() }
 
 // SetOutput names the output file the next Run writes to, for the kept
-// records it hands on to an index (Kept).
+// records it hands on to an index (Kept) and in its errors (WriteError).
 func (d *Deduper) SetOutput(name string) { d.outName = name }
 
 // Seed adds a record kept by an earlier run, read from an index: a later

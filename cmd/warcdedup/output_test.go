@@ -581,3 +581,59 @@ func TestEmptyInput(t *testing.T) {
 		})
 	}
 }
+
+// smallFilesystem returns a directory on a tmpfs of the given size, or skips
+// where mounting one is not allowed (only root may).
+func smallFilesystem(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, 0) })
+	return dir
+}
+
+// TestFullDiskSaysWhere: an output whose disk fills (ENOSPC) fails its file
+// with a message naming the output, the offset in it where writing failed,
+// and the input record being written (file, offset, record ID); neither
+// the temporary file nor the lock file is left. For a run and apply.
+func TestFullDiskSaysWhere(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "big.warc.gz")
+	// Over a MiB decompressed, the run's write buffer: the disk fills
+	// while a record is written, not on the last flush.
+	recs := make([]testResponse, 600)
+	for i := range recs {
+		recs[i] = testResponse{id: uuid(i + 1), uri: fmt.Sprintf("http://example.com/%d", i), payload: strconv.Itoa(i)}
+	}
+	writeWARC(t, in, recs, 0)
+	for _, c := range []struct {
+		name string
+		run  func(outDir string) (int, string)
+	}{
+		{"run", func(outDir string) (int, string) {
+			return runCLI(t, "-q", "--compress", "no", in, filepath.Join(outDir, "big.warc.gz"))
+		}},
+		{"apply", func(outDir string) (int, string) {
+			code, _, stderr := step(t, decisionsFor(t, []string{in}), "apply", "-q", "--compress", "no", outDir+"/")
+			return code, stderr
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outDir := smallFilesystem(t, "64k")
+			out := filepath.Join(outDir, "big.warc.gz")
+			code, msg := c.run(outDir)
+			if code != exitFailure {
+				t.Fatalf("exit %d, want %d: %s", code, exitFailure, msg)
+			}
+			for _, s := range []string{"output " + out + " at offset ", "writing record <urn:uuid:", " of " + in + " at offset ", "no space left on device"} {
+				if !strings.Contains(msg, s) {
+					t.Errorf("the message lacks %q: %s", s, msg)
+				}
+			}
+			if ns := names(t, outDir); len(ns) != 0 {
+				t.Errorf("left %v", ns)
+			}
+		})
+	}
+}

@@ -758,6 +758,7 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 	}
 	d := dedup.New(opts)
 	defer d.Close()
+	d.SetOutput(out) // named in its write errors
 	next := func() (*dedup.Decision, error) {
 		if len(decs) == 0 {
 			return nil, io.EOF
