@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/warcdedup/warcdedup/dedup"
 )
 
 // snapshot reads the files; the function it returns fails the test if any
@@ -251,4 +253,101 @@ func TestLockCannotBeMade(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("an output was written")
 	}
+}
+
+// refusals are the ways an output is refused before anything of it is
+// written, with the exit status the README's table gives each: 2 for an
+// output that exists (without --force) or cannot be written safely, 1 for
+// one another run holds. block sets the refusal up for the output path.
+var refusals = []struct {
+	name  string
+	block func(t *testing.T, path string)
+	code  int
+	msg   string
+}{
+	{"exists", func(t *testing.T, path string) {
+		if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, exitUsage, "already exists"},
+	{"is a directory", func(t *testing.T, path string) {
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}, exitUsage, "is a directory"},
+	{"lock file cannot be made", func(t *testing.T, path string) {
+		// A directory in its place: what root, whom permissions do not
+		// stop, cannot open either.
+		if err := os.Mkdir(lockName(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}, exitUsage, "lock file"},
+	{"held by another run", func(t *testing.T, path string) {
+		o, err := classify(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// flock locks an open file, not a process: the command's own
+		// open of the lock file finds it held.
+		reg := newRegistry()
+		if err := o.lockOutput(reg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { o.unlock(reg) })
+	}, exitFailure, "another warcdedup run is writing it"},
+}
+
+// TestApplyOutputRefused: apply refuses an output, or its --cdxj file, with
+// the main run's exit status for each refusal, and writes nothing.
+func TestApplyOutputRefused(t *testing.T) {
+	ins := stageFiles(t)
+	dec := decisionsFor(t, ins)
+	for _, r := range refusals {
+		for _, which := range []string{"output", "--cdxj"} {
+			t.Run(r.name+"/"+which, func(t *testing.T) {
+				out, side := t.TempDir(), t.TempDir()
+				cdx := filepath.Join(side, "out.cdxj")
+				blocked := cdx
+				if which == "output" {
+					// The first output apply writes: nothing is written
+					// before it is refused.
+					blocked = filepath.Join(out, filepath.Base(firstApplied(t, dec)))
+				}
+				r.block(t, blocked)
+				before, beforeSide := names(t, out), names(t, side)
+				code, _, stderr := step(t, dec, "apply", "-q", "--cdxj", cdx, out+"/")
+				if code != r.code || !strings.Contains(stderr, r.msg) || !strings.Contains(stderr, blocked) {
+					t.Errorf("exit %d, %q; want %d and %q naming %s", code, stderr, r.code, r.msg, blocked)
+				}
+				if after := names(t, out); strings.Join(after, ",") != strings.Join(before, ",") {
+					t.Errorf("the output directory held %v, then %v", before, after)
+				}
+				if after := names(t, side); strings.Join(after, ",") != strings.Join(beforeSide, ",") {
+					t.Errorf("the --cdxj file's directory held %v, then %v", beforeSide, after)
+				}
+			})
+		}
+	}
+}
+
+// firstApplied is the input apply writes first: the file of the first key of
+// the decisions dec.
+func firstApplied(t *testing.T, dec []byte) string {
+	t.Helper()
+	key, _, _ := strings.Cut(string(dec), "\t")
+	for _, l := range strings.Split(string(dec), "\n") {
+		if v, ok := strings.CutPrefix(l, key+"\t"+string(dedup.ValFile)); ok {
+			b, err := b64.DecodeString(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, name, _, err := dedup.ParseFileLine(append([]byte{dedup.ValFile}, b...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return name
+		}
+	}
+	t.Fatalf("no file's line for key %s", key)
+	return ""
 }

@@ -550,8 +550,8 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup apply: "+format+"\n", a...)
 		for _, v := range a {
-			if _, ok := v.(shapeError); ok {
-				return exitUsage // an output that is an input or another's
+			if err, ok := v.(error); ok {
+				return applyExit(err)
 			}
 		}
 		return exitFailure
@@ -575,7 +575,8 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		}
 		reg.expect(1)
 		if err := prepare([]*output{idx}, *force, reg); err != nil {
-			return usageError(stderr, "--cdxj: "+err.Error())
+			fmt.Fprintf(stderr, "warcdedup apply: --cdxj: %v\n", err)
+			return prepareExit(err)
 		}
 		defer idx.unlock(reg)
 		lines = linesort.New(opts.TempDir, cdxjSortBudget)
@@ -717,12 +718,34 @@ func indexOutput(path, tmp string, lines *linesort.Sorter, warn func(string)) er
 	return nil
 }
 
+// refusedOutput is an output refused before anything of it was written:
+// one that exists, cannot be written safely or is held by another run. Its
+// exit status is prepareExit's, as the main run's.
+type refusedOutput struct{ error }
+
+func (e refusedOutput) Unwrap() error { return e.error }
+
+// applyExit is apply's exit status for err, which stopped it: 2 for an
+// output that is an input or another's, prepareExit's for a refused output,
+// 1 for a file that failed.
+func applyExit(err error) int {
+	var shape shapeError
+	if errors.As(err, &shape) {
+		return exitUsage
+	}
+	var refused refusedOutput
+	if errors.As(err, &refused) {
+		return prepareExit(refused.error)
+	}
+	return exitFailure
+}
+
 // applyFile writes the file in to out as its decisions say: to a temporary
 // file renamed onto out, which must not exist unless force.
 func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, records int64, decs []*dedup.Decision, reg *registry, stdout io.Writer) error {
 	o, err := classify(out)
 	if err != nil {
-		return err
+		return refusedOutput{err}
 	}
 	// The output directory may be the input's: a file is never written over
 	// itself, --force or not (the one-machine run refuses the same).
@@ -733,7 +756,7 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 	}
 	reg.expect(1)
 	if err := prepare([]*output{o}, force, reg); err != nil {
-		return err
+		return refusedOutput{err}
 	}
 	defer o.unlock(reg)
 	f, err := os.Open(in)
