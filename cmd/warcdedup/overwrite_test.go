@@ -351,3 +351,78 @@ func firstApplied(t *testing.T, dec []byte) string {
 	t.Fatalf("no file's line for key %s", key)
 	return ""
 }
+
+// roundInput runs map --rounds over ins and the rounds before the named
+// one, and returns that round's input, sorted.
+func roundInput(t *testing.T, ins []string, round string) []byte {
+	t.Helper()
+	code, lines, stderr := step(t, mapList(ins), "map", "-q", "--rounds")
+	if code != exitOK {
+		t.Fatalf("map --rounds: exit %d\n%s", code, stderr)
+	}
+	for _, r := range dedup.RoundNames {
+		sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))
+		if r == round {
+			return []byte(sorted)
+		}
+		if code, lines, stderr = step(t, []byte(sorted), "reduce", "-q", "--round", r); code != exitOK {
+			t.Fatalf("round %s: exit %d\n%s", r, code, stderr)
+		}
+	}
+	t.Fatalf("no round %s", round)
+	return nil
+}
+
+// TestReportRefused: the one-task reduce and the resolve round, which opens
+// the report only once it has read its first groups, refuse a report with
+// the main run's exit status for each refusal, and write nothing; a report
+// that is one of the inputs is refused with --force too.
+func TestReportRefused(t *testing.T) {
+	ins, facts, _ := stepInputs(t)
+	resolve := roundInput(t, ins, "resolve")
+	type refusal struct {
+		name   string
+		report func(t *testing.T) string // sets the refusal up, returns the report's name
+		force  bool
+		code   int
+		msg    string
+	}
+	var cases []refusal
+	for _, r := range refusals {
+		cases = append(cases, refusal{r.name, func(t *testing.T) string {
+			rep := filepath.Join(t.TempDir(), "report.jsonl")
+			r.block(t, rep)
+			return rep
+		}, false, r.code, r.msg})
+	}
+	cases = append(cases, refusal{"is an input", func(*testing.T) string { return ins[1] }, true, exitUsage, "is the input"})
+	check := snapshot(t, ins...)
+	for _, c := range cases {
+		for _, cmd := range []struct {
+			name  string
+			input []byte
+			args  []string
+		}{
+			{"reduce", []byte(facts), []string{"reduce", "-q"}},
+			{"resolve", resolve, []string{"reduce", "-q", "--round", "resolve"}},
+		} {
+			t.Run(c.name+"/"+cmd.name, func(t *testing.T) {
+				rep := c.report(t)
+				dir := filepath.Dir(rep)
+				before := names(t, dir)
+				args := append(slices.Clone(cmd.args), "--report", rep)
+				if c.force {
+					args = append(args, "--force")
+				}
+				code, _, stderr := step(t, cmd.input, args...)
+				if code != c.code || !strings.Contains(stderr, c.msg) || !strings.Contains(stderr, rep) {
+					t.Errorf("exit %d, %q; want %d and %q naming %s", code, stderr, c.code, c.msg, rep)
+				}
+				if after := names(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+					t.Errorf("the report's directory held %v, then %v", before, after)
+				}
+			})
+		}
+	}
+	check()
+}

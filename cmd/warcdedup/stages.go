@@ -321,11 +321,15 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	if *round != "" {
-		if *report != "" && !*force {
+		if *report != "" {
 			// Refused before reading, as the one-task reduce refuses it;
 			// the task that writes the report checks again when it does.
-			if _, err := os.Lstat(*report); err == nil {
-				fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", existsError{*report})
+			o, err := classify(*report)
+			if err == nil && !*force {
+				err = existing([]*output{o})
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", err)
 				return exitUsage
 			}
 		}
@@ -335,7 +339,10 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "warcdedup reduce: "+format+"\n", a...)
 		return exitFailure
 	}
-	var repW *writer
+	var (
+		repW   *writer
+		repOut *output
+	)
 	reg := newRegistry()
 	// The decisions on standard output, and the report: neither is
 	// complete before the last fact is read.
@@ -346,15 +353,17 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		reg.expect(1)
 		o, err := classify(*report)
 		if err == nil {
-			if err = prepare([]*output{o}, *force, reg); err == nil {
-				defer o.unlock(reg)
-				repW, err = o.create(reg, stdout, 0o644)
-			}
+			err = prepare([]*output{o}, *force, reg)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", err)
 			return prepareExit(err)
 		}
+		defer o.unlock(reg)
+		if repW, err = o.create(reg, stdout, 0o644); err != nil {
+			return fail("--report: %v", err)
+		}
+		repOut = o
 		defer func() {
 			if repW != nil {
 				repW.abort()
@@ -423,6 +432,10 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 				return fail("%v", err)
 			}
 			p, s, _ := strings.Cut(string(buf), "\x00")
+			if err := notAnInput(repOut, []string{p}); err != nil {
+				fmt.Fprintf(stderr, "warcdedup reduce: --report: %v\n", err)
+				return prepareExit(err)
+			}
 			if s != set {
 				fmt.Fprintf(stderr, "warcdedup reduce: %s was mapped with other settings:\n  map:    %s\n  reduce: %s\n", p, s, set)
 				return exitUsage
@@ -839,8 +852,14 @@ func parseLine(text []byte, buf []byte) (dedup.Line, []byte, error) {
 
 // runRound is `warcdedup reduce --round NAME`: one task of a round.
 func runRound(name string, opts dedup.Options, indexDir, reportPath string, force, quiet bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	// refused is why the report was refused, once it is: the round's exit
+	// status is then prepareExit's, whatever error it comes back as.
+	var refused error
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: "+format+"\n", append([]any{name}, a...)...)
+		if refused != nil {
+			return prepareExit(refused)
+		}
 		return exitFailure
 	}
 	r, err := dedup.NewRound(name, opts)
@@ -891,12 +910,17 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		reg.expect(1)
 		o, err := classify(reportPath)
 		if err == nil {
-			if err = prepare([]*output{o}, force, reg); err == nil {
-				repOut = o
-				repW, err = o.create(reg, stdout, 0o644)
-			}
+			err = notAnInput(o, r.Inputs())
+		}
+		if err == nil {
+			err = prepare([]*output{o}, force, reg)
 		}
 		if err != nil {
+			refused = err
+			return nil, fmt.Errorf("--report: %w", err)
+		}
+		repOut = o
+		if repW, err = o.create(reg, stdout, 0o644); err != nil {
 			return nil, fmt.Errorf("--report: %w", err)
 		}
 		return repW, nil
@@ -982,6 +1006,12 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		if _, err := rep.Write(nil); err != nil {
 			return fail("%v", err)
 		}
+		// The report was opened when the run's first files were read:
+		// none of the rest may be the file it is to replace.
+		if err := notAnInput(repOut, r.Inputs()); err != nil {
+			refused = err
+			return fail("--report: %v", err)
+		}
 		err := repW.finish()
 		repW = nil
 		if err != nil {
@@ -1012,6 +1042,18 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		}
 	}
 	return exitOK
+}
+
+// notAnInput refuses an output o (nil for none) that is one of the inputs:
+// with --force too, a report must not replace a file the job reads.
+func notAnInput(o *output, inputs []string) error {
+	if o == nil {
+		return nil
+	}
+	if in := readBy(o.key, inputs); in != "" {
+		return shapeError(fmt.Sprintf("output %s is the input %s: not written", o.name, in))
+	}
+	return nil
 }
 
 // readLine returns the next line of in, in long's storage when it is longer
