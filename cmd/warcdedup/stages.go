@@ -64,7 +64,7 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 	fl.SetOutput(io.Discard)
 	check := decisionFlags(fl, o)
 	quiet := fl.Bool("q", false, "print errors only")
-	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this new file, once the step has finished")
+	prof := fl.String("cpuprofile", "", "write a CPU profile (pprof) of the step to this new file, once the step has finished (exit 0 or 3)")
 	// The profile starts once the flags are checked; the step's command
 	// stops it (stopProfile) before it returns.
 	return fl, func(w io.Writer) int {
