@@ -435,3 +435,52 @@ func TestReportRefused(t *testing.T) {
 	}
 	check()
 }
+
+// TestApplyCDXJNotOverItsFiles: apply's --cdxj file, which replaces its
+// name once every output is written, may be neither an input nor one of
+// the outputs, --force or not: refused with 2 when apply comes to that
+// file, before its output is written.
+func TestApplyCDXJNotOverItsFiles(t *testing.T) {
+	ins := stageFiles(t)
+	dec := decisionsFor(t, ins)
+	first := firstApplied(t, dec)
+	later := ins[2]
+	if later == first {
+		t.Fatal("the test wants a later input")
+	}
+	check := snapshot(t, ins...)
+	for _, c := range []struct {
+		name  string
+		cdxj  func(out string) string
+		force bool
+		msg   string
+		empty bool // the output directory stays empty: the first file is refused
+	}{
+		{"the first input", func(string) string { return first }, false, "already exists", true},
+		{"the first input, --force", func(string) string { return first }, true, "is the input", true},
+		{"a later input, --force", func(string) string { return later }, true, "is the input", false},
+		{"the first output", func(out string) string { return filepath.Join(out, filepath.Base(first)) }, false, "is also the output", true},
+		{"the first output, --force", func(out string) string { return filepath.Join(out, filepath.Base(first)) }, true, "is also the output", true},
+		{"a later output", func(out string) string { return filepath.Join(out, filepath.Base(later)) }, false, "is also the output", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := []string{"apply", "-q", "--cdxj", c.cdxj(out), out + "/"}
+			if c.force {
+				args = append(args, "--force")
+			}
+			code, _, stderr := step(t, dec, args...)
+			if code != exitUsage || !strings.Contains(stderr, c.msg) {
+				t.Errorf("exit %d, %q; want %d and %q", code, stderr, exitUsage, c.msg)
+			}
+			ns := names(t, out)
+			if c.empty && len(ns) != 0 {
+				t.Errorf("left %v", ns)
+			}
+			if slices.Contains(ns, filepath.Base(later)) || hasTemp(out) {
+				t.Errorf("left %v, with the refused output or a temporary file", ns)
+			}
+		})
+	}
+	check()
+}

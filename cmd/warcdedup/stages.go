@@ -629,6 +629,16 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			return shapeError(fmt.Sprintf("%s and %s would both write %s: not written", other, name, out))
 		}
 		written[filepath.Base(name)] = name
+		if idx != nil {
+			// The index replaces its name once every file is written:
+			// with --force too, not an input nor a file the task writes.
+			if err := notAnInput(idx, []string{name}); err != nil {
+				return fmt.Errorf("--cdxj: %w", err)
+			}
+			if sameName(idx, out) {
+				return shapeError(fmt.Sprintf("--cdxj: %s is also the output of %s: not written", idx.name, name))
+			}
+		}
 		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout)
 		if err == nil && lines != nil {
 			err = indexOutput(out, opts.TempDir, lines, func(m string) { log.Warn(m) })
@@ -1054,6 +1064,19 @@ func notAnInput(o *output, inputs []string) error {
 		return shapeError(fmt.Sprintf("output %s is the input %s: not written", o.name, in))
 	}
 	return nil
+}
+
+// sameName says whether o is the file name would write: the file there
+// now, or the same path.
+func sameName(o *output, name string) bool {
+	if fi, err := os.Stat(name); err == nil {
+		if k, ok := keyOf(fi); ok && k == o.key {
+			return true
+		}
+	}
+	a, err1 := filepath.Abs(o.path)
+	b, err2 := filepath.Abs(name)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // readLine returns the next line of in, in long's storage when it is longer
