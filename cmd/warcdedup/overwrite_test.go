@@ -120,6 +120,46 @@ func TestCPUProfileNewFileOnly(t *testing.T) {
 	}
 }
 
+// TestCPUProfileCannotBeMade: a profile whose temporary file cannot be made
+// beside it is an output that cannot be written: exit 2 before the command
+// reads or writes anything.
+func TestCPUProfileCannotBeMade(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, prof := range []string{
+		filepath.Join(dir, "missing", "cpu.prof"),
+		filepath.Join(notDir, "cpu.prof"),
+	} {
+		for _, c := range []struct {
+			name  string
+			stdin []byte // for a step; nil for a run
+			args  []string
+		}{
+			{"run", nil, []string{"-q", "--cpuprofile", prof, samplePath, filepath.Join(dir, "out.warc.gz")}},
+			{"map", mapList([]string{samplePath}), []string{"map", "-q", "--cpuprofile", prof}},
+		} {
+			t.Run(c.name+"/"+filepath.Base(filepath.Dir(prof)), func(t *testing.T) {
+				var code int
+				var stderr, stdout string
+				if c.stdin != nil {
+					code, stdout, stderr = step(t, c.stdin, c.args...)
+				} else {
+					code, stderr = runCLI(t, c.args...)
+				}
+				if code != exitUsage || !strings.Contains(stderr, "--cpuprofile") || stdout != "" {
+					t.Errorf("exit %d, %q, %d bytes on standard output; want %d", code, stderr, len(stdout), exitUsage)
+				}
+				if ns := names(t, dir); strings.Join(ns, ",") != "file" {
+					t.Errorf("left %v", ns)
+				}
+			})
+		}
+	}
+}
+
 // TestCPUProfileComplete: the profile is under its name only when the
 // command has finished (exit 0, or 3 for damage carried over), whole
 // (runtime/pprof writes gzip), and nothing else is left beside it; a

@@ -53,8 +53,10 @@ func startProfile(path string, stderr io.Writer) int {
 	defer prof.mu.Unlock()
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempInfix+"*")
 	if err != nil {
-		fmt.Fprintf(stderr, "warcdedup: --cpuprofile %s: %v\n", path, unwrapPath(err))
-		return exitFailure
+		// Before anything is read or written: an output that cannot be
+		// written, as the README's exit status table has it.
+		fmt.Fprintf(stderr, "warcdedup: --cpuprofile %s: %v\nnothing was written\n", path, unwrapPath(err))
+		return exitUsage
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
