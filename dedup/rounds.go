@@ -475,7 +475,16 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			r.names, r.paths = map[string]string{}, map[string]string{}
 		}
 		if _, ok := r.names[evs[0].subject]; !ok {
-			r.names[evs[0].subject] = filepath.Base(evs[0].kept)
+			base := filepath.Base(evs[0].kept)
+			for k, p := range r.paths {
+				if r.names[k] == base {
+					// apply writes each file's output by its base name: one
+					// would overwrite the other, in two tasks that cannot
+					// see each other (as the one-task reduce refuses them).
+					return &NameClashError{First: p, Second: evs[0].kept, Base: base}
+				}
+			}
+			r.names[evs[0].subject] = base
 			r.paths[evs[0].subject] = evs[0].kept
 			r.inputs = append(r.inputs, evs[0].kept)
 		}
@@ -690,6 +699,14 @@ func ParseFileLine(v []byte) (records int64, name, settings string, err error) {
 		return 0, "", "", errors.New("dedup: not a file's line")
 	}
 	return records, name, settings, nil
+}
+
+// NameClashError is two input files of one base name, which would write one
+// output.
+type NameClashError struct{ First, Second, Base string }
+
+func (e *NameClashError) Error() string {
+	return fmt.Sprintf("%s and %s would both write %s: give each input of a run its own file name", e.First, e.Second, e.Base)
 }
 
 // SettingsError is a file mapped with other settings than a round's.

@@ -56,24 +56,36 @@ func TestApplyNeverOverwritesItsInput(t *testing.T) {
 }
 
 // TestApplySameBaseName: two inputs of one base name, from two
-// directories, go through the partitioned rounds (the one-task reduce
-// refuses them); apply writes the first and refuses the second, --force or
-// not, rather than write it over the first.
+// directories, would write one output. The resolve round, which sees every
+// file's name, refuses them (exit 2) before any output is written, as the
+// one-task reduce does. Decisions of two jobs put together (each of one
+// file) still reach apply: it writes the first and refuses the second,
+// --force or not, rather than write it over the first.
 func TestApplySameBaseName(t *testing.T) {
 	ins := stageFiles(t)
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "c1", "crawl.warc.gz"), filepath.Join(dir, "c2", "crawl.warc.gz")
 	copyFile(t, ins[0], a)
 	copyFile(t, ins[1], b)
-	_, lines, _ := step(t, mapList([]string{a, b}), "map", "-q", "--rounds")
-	for _, r := range []string{"exact", "site", "bands", "join", "verify", "resolve"} {
-		var code int
-		var stderr string
-		code, lines, stderr = step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "reduce", "-q", "--round", r)
-		if code != exitOK {
-			t.Fatalf("round %s: exit %d\n%s", r, code, stderr)
+	rounds := func(list []byte, wantResolve int) string {
+		t.Helper()
+		_, lines, _ := step(t, list, "map", "-q", "--rounds")
+		for _, r := range []string{"exact", "site", "bands", "join", "verify", "resolve"} {
+			var code int
+			var stderr string
+			code, lines, stderr = step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "reduce", "-q", "--round", r)
+			want := exitOK
+			if r == "resolve" {
+				want = wantResolve
+			}
+			if code != want || want != exitOK && !strings.Contains(stderr, "would both write crawl.warc.gz") {
+				t.Fatalf("round %s: exit %d, want %d\n%s", r, code, want, stderr)
+			}
 		}
+		return lines
 	}
+	rounds(mapList([]string{a, b}), exitUsage)
+	lines := rounds([]byte("0\t"+a+"\n"), exitOK) + rounds([]byte("1\t"+b+"\n"), exitOK)
 	out := filepath.Join(dir, "out")
 	code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "apply", "-q", "--force", out+"/")
 	if code != exitUsage || !strings.Contains(stderr, "would both write") {

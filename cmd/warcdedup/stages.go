@@ -995,7 +995,8 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		}
 		if err := r.Add(line, emit); err != nil {
 			var se *dedup.SettingsError
-			if errors.As(err, &se) {
+			var ne *dedup.NameClashError
+			if errors.As(err, &se) || errors.As(err, &ne) {
 				fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 				return exitUsage
 			}
@@ -1007,6 +1008,11 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		}
 	}
 	if err := r.Flush(emit); err != nil {
+		var ne *dedup.NameClashError
+		if errors.As(err, &ne) {
+			fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
+			return exitUsage
+		}
 		return fail("%v", err)
 	}
 	if err := out.Flush(); err != nil {
