@@ -259,3 +259,28 @@ func checkBroken(t *testing.T, how string, revisits []byte, got []brokenRec, wan
 		}
 	}
 }
+
+// TestRoundsRefuseRepeatedFacts: the facts of a file given twice to the
+// rounds (a map task's output taken twice) are refused at the first round,
+// instead of making each record a revisit of itself.
+func TestRoundsRefuseRepeatedFacts(t *testing.T) {
+	names, files, _ := brokenCase(t)
+	var lines []Line
+	fk := FileKey(time.Time{}, false, 0)
+	m := New(DefaultOptions())
+	if err := m.Map(bytes.NewReader(files[0]), names[0], func(f *Fact) error {
+		return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), func(l Line) error { lines = append(lines, l, l); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	sortLines(lines)
+	r, err := NewRound("exact", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Groups(lines, func(Line) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("exact round over every line twice: %v, want a refusal", err)
+	}
+}

@@ -623,6 +623,12 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 	if l.Key < r.last {
 		return fmt.Errorf("dedup: key %.60q after %.60q: the lines are not sorted by key (LC_ALL=C sort)", l.Key, r.last)
 	}
+	if l.Key == r.last && (l.Key[0] == tagExact || l.Key[0] == tagID) {
+		// A record's key names it once: the same key twice is a file's facts
+		// given twice (a map task's output, or a file listed twice, taken
+		// again), which would make the record a revisit of itself.
+		return fmt.Errorf("dedup: record %s twice (key %.60q): a file's facts were given twice", subjectOf(l.Key), l.Key)
+	}
 	r.last = l.Key
 	if r.round == "resolve" && l.Key[0] == tagResolve {
 		if len(r.prev.Key) > 0 && r.prev.Key == l.Key && bytes.Equal(r.prev.Val, l.Val) {
