@@ -536,3 +536,65 @@ func TestApplyCDXJNotOverItsFiles(t *testing.T) {
 	}
 	check()
 }
+
+// TestApplyNotOverAnotherInput: apply never writes an output over an input
+// of its job, --force or not, whatever links lead there: an output name in
+// OUTDIR that links to another input, or an input that links to a file in
+// OUTDIR. It refuses before any output is written (exit 2), as the
+// one-machine run refuses the same, and every input stays as it was.
+func TestApplyNotOverAnotherInput(t *testing.T) {
+	ins := stageFiles(t)
+	for _, tc := range []struct {
+		name string
+		// setup makes the inputs (in dir/in) and the output directory
+		// (dir/out) and returns the inputs in the order mapped.
+		setup func(t *testing.T, dir string) []string
+	}{
+		{"an output that links to a later input", func(t *testing.T, dir string) []string {
+			a, c := filepath.Join(dir, "in", "a.warc.gz"), filepath.Join(dir, "in", "c.warc.gz")
+			copyFile(t, ins[0], a)
+			copyFile(t, ins[1], c)
+			if err := os.Symlink("../in/c.warc.gz", filepath.Join(dir, "out", "a.warc.gz")); err != nil {
+				t.Fatal(err)
+			}
+			return []string{a, c}
+		}},
+		{"an input that links into OUTDIR", func(t *testing.T, dir string) []string {
+			a, c := filepath.Join(dir, "in", "a.warc.gz"), filepath.Join(dir, "in", "c.warc.gz")
+			copyFile(t, ins[0], a)
+			copyFile(t, ins[1], filepath.Join(dir, "out", "a.warc.gz"))
+			if err := os.Symlink("../out/a.warc.gz", c); err != nil {
+				t.Fatal(err)
+			}
+			return []string{a, c}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range []string{"in", "out"} {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			inputs := tc.setup(t, dir)
+			check := snapshot(t, append(inputs, filepath.Join(dir, "out", "a.warc.gz"))...)
+			_, facts, _ := step(t, mapList(inputs), "map", "-q")
+			code, decs, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))), "reduce", "-q")
+			if code != exitOK {
+				t.Fatalf("reduce: exit %d\n%s", code, stderr)
+			}
+			code, _, stderr = step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(decs, "\n"), "\n"))), "apply", "-q", "--force", filepath.Join(dir, "out")+"/")
+			if code != exitUsage || !strings.Contains(stderr, "is the input") || !strings.Contains(stderr, "nothing written") {
+				t.Errorf("apply: exit %d, %q; want 2, naming the input", code, stderr)
+			}
+			check()
+			entries, err := os.ReadDir(filepath.Join(dir, "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 {
+				t.Errorf("OUTDIR holds %d entries, want the one it held", len(entries))
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/warcdedup/warcdedup/dedup"
 	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/internal/linesort"
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 )
 
 // The steps of a cluster job speak the contract of Hadoop Streaming, Spark's
@@ -80,7 +81,13 @@ func stepFlags(name string, o *dedup.Options) (*flag.FlagSet, func(io.Writer) in
 // inputs whose number (map) or key's hash (apply) is N modulo M. Its flags
 // default to the array's variables, so `srun warcdedup map` in an array
 // job needs none.
-type share struct{ task, tasks int }
+type share struct {
+	task, tasks int
+	// env names the array variables the share was taken from, when no
+	// flag set it: a task that takes none of its lines then says so, as a
+	// job array that hands each task its own list would lose the rest.
+	env string
+}
 
 func shareFlags(fl *flag.FlagSet) *share {
 	s := &share{tasks: 1}
@@ -88,18 +95,49 @@ func shareFlags(fl *flag.FlagSet) *share {
 		if n, err := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_COUNT")); err == nil && n > 0 {
 			lo, _ := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_MIN"))
 			s.task, s.tasks = id-lo, n
+			s.env = fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, SLURM_ARRAY_TASK_COUNT=%d", id, lo, n)
 		}
 	}
-	fl.IntVar(&s.task, "task", s.task, "this task's number, from 0 (default: $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN)")
-	fl.IntVar(&s.tasks, "tasks", s.tasks, "how many tasks share the step (default: $SLURM_ARRAY_TASK_COUNT, or 1)")
+	fl.IntVar(&s.task, "task", s.task, "this task's number, from 0 (default: $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN when neither --task nor --tasks is given, else 0)")
+	fl.IntVar(&s.tasks, "tasks", s.tasks, "how many tasks share the step (default: $SLURM_ARRAY_TASK_COUNT when neither --task nor --tasks is given, else 1)")
 	return s
 }
 
-func (s *share) check() error {
+func (s *share) check(fl *flag.FlagSet) error {
+	task, tasks := false, false
+	fl.Visit(func(f *flag.Flag) {
+		task, tasks = task || f.Name == "task", tasks || f.Name == "tasks"
+	})
+	if task || tasks {
+		// The flags say how the work is shared: the array's variables do
+		// not fill in the one not given.
+		if !task {
+			s.task = 0
+		}
+		if !tasks {
+			s.tasks = 1
+		}
+		s.env = ""
+	}
 	if s.tasks < 1 || s.task < 0 || s.task >= s.tasks {
 		return fmt.Errorf("--task %d of --tasks %d: want 0 <= task < tasks", s.task, s.tasks)
 	}
 	return nil
+}
+
+// took tells, on standard error, what share of the lines given the task
+// took when the array's variables split them: none is a warning (quiet
+// or not), since an array job that hands each task its own list loses
+// every file a task skips.
+func (s *share) took(step string, took, given int, quiet bool, stderr io.Writer) {
+	switch {
+	case s.env == "" || s.tasks <= 1:
+	case took == 0 && given > 0:
+		fmt.Fprintf(stderr, "warcdedup %s: warning: took none of the %d files given: %s split them among %d tasks, and task %d's share is empty; give --tasks 1 when each task has its own list\n",
+			step, given, s.env, s.tasks, s.task)
+	case !quiet:
+		fmt.Fprintf(stderr, "warcdedup %s: took %d of the %d files given, as task %d of %d (%s)\n", step, took, given, s.task, s.tasks, s.env)
+	}
 }
 
 // keyTask is the task of M a file's key goes to (FNV-1a).
@@ -152,7 +190,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 	if len(files) > 0 {
 		return usageError(stderr, "map reads the paths of its WARC files on standard input")
 	}
-	if err := sh.check(); err != nil {
+	if err := sh.check(fl); err != nil {
 		return usageError(stderr, err.Error())
 	}
 	if opts.Workers < 0 {
@@ -202,6 +240,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 	}
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	given, took := 0, 0
 	for n := uint64(0); sc.Scan(); n++ {
 		path, pos := sc.Text(), n
 		if p, rest, ok := strings.Cut(path, "\t"); ok {
@@ -212,9 +251,13 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 			}
 			path, pos = rest, v
 		}
+		if path != "" {
+			given++
+		}
 		if path == "" || n%uint64(sh.tasks) != uint64(sh.task) {
 			continue
 		}
+		took++
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup map: input %s: %v\n", path, unwrapPath(err))
@@ -277,6 +320,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 		return exitFailure
 	}
 	reg.complete()
+	sh.took("map", took, given, *quiet, stderr)
 	return exitOK
 }
 
@@ -550,7 +594,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	if len(files) != 1 {
 		return usageError(stderr, "apply writes to one output directory")
 	}
-	if err := sh.check(); err != nil {
+	if err := sh.check(fl); err != nil {
 		return usageError(stderr, err.Error())
 	}
 	if code := check(stderr); code >= 0 {
@@ -595,7 +639,20 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		lines = linesort.New(opts.TempDir, cdxjSortBudget)
 		defer lines.Close()
 	}
-	sc := bufio.NewScanner(stdin)
+	// The decisions are read twice: first into a temporary file, to learn
+	// every input they name, so that no output replaces an input (through a
+	// link in the output directory, or an input that links into it) and a
+	// refusal comes before any output is written; then to apply them.
+	spool, inputs, mine, err := spoolDecisions(stdin, opts.TempDir, sh)
+	if err != nil {
+		return fail("reading the decisions: %v", err)
+	}
+	defer spool.Close()
+	if err := checkApplyOutputs(outDir, inputs, mine, idx); err != nil {
+		return fail("%v", err)
+	}
+	sh.took("apply", len(mine), len(inputs), *quiet, stderr)
+	sc := bufio.NewScanner(spool)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var (
 		file, name string
@@ -716,6 +773,97 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "warcdedup apply: %d files written to %s in %.1f s\n", done, outDir, time.Since(start).Seconds())
 	}
 	return exitOK
+}
+
+// spoolDecisions copies the decision lines of in to a temporary file,
+// rewound, and returns with it the path of every input their file lines
+// name, and those of this task's files (sh).
+func spoolDecisions(in io.Reader, tmp string, sh *share) (spool *os.File, inputs, mine []string, err error) {
+	spool, err = tempfile.Open(tmp, "warcdedup-apply-*")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			spool.Close()
+		}
+	}()
+	w := bufio.NewWriterSize(spool, 1<<20)
+	r := bufio.NewReaderSize(in, 1<<20)
+	var long []byte
+	for {
+		l, storage, rerr := readLine(r, long)
+		long = storage
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, nil, nil, rerr
+		}
+		if _, err := w.Write(l); err != nil {
+			return nil, nil, nil, err
+		}
+		if l[len(l)-1] != '\n' {
+			w.WriteByte('\n')
+		}
+		key, val, ok := bytes.Cut(bytes.TrimSuffix(l, []byte("\n")), []byte("\t"))
+		if !ok || len(val) == 0 || val[0] != dedup.ValFile {
+			continue // a malformed line fails where it is applied, with its number
+		}
+		b, derr := b64.DecodeString(string(val[1:]))
+		if derr != nil {
+			continue
+		}
+		if _, name, _, perr := dedup.ParseFileLine(append([]byte{dedup.ValFile}, b...)); perr == nil {
+			inputs = append(inputs, name)
+			if sh.tasks <= 1 || keyTask(string(key), sh.tasks) == sh.task {
+				mine = append(mine, name)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, nil, nil, err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, nil, err
+	}
+	return spool, inputs, mine, nil
+}
+
+// checkApplyOutputs refuses, before anything is written, an output of this
+// task's inputs (mine) that is one of the job's inputs (as apply reads them
+// all: an output that is a link to another input would replace it), and
+// the --cdxj file idx if it is an input. The one-machine run refuses the
+// same (plan).
+func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error {
+	// Each input is looked at once, whatever the number of outputs.
+	read := map[fileKey]string{}
+	for _, in := range inputs {
+		if fi, err := os.Stat(in); err == nil {
+			if k, ok := keyOf(fi); ok {
+				read[k] = in
+			}
+		}
+	}
+	isInput := func(o *output) string {
+		if o == nil || o.key == (fileKey{}) {
+			return ""
+		}
+		return read[o.key]
+	}
+	for _, in := range mine {
+		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
+		if err != nil {
+			continue // refused, with its own reason, when the file is applied
+		}
+		if other := isInput(o); other != "" {
+			return shapeError(fmt.Sprintf("output %s is the input %s: nothing written", o.name, other))
+		}
+	}
+	if other := isInput(idx); other != "" {
+		return shapeError(fmt.Sprintf("--cdxj: %s is the input %s: nothing written", idx.name, other))
+	}
+	return nil
 }
 
 // indexOutput adds the CDXJ lines of the output file path, named by its

@@ -782,3 +782,38 @@ func TestApplyCDXJFIFO(t *testing.T) {
 		t.Errorf("stderr %q; index:\n%s", stderr, b)
 	}
 }
+
+// TestArrayShareTold: map takes its share of the lines from a Slurm job
+// array's variables when no flag says otherwise. A task whose share is
+// empty warns, -q or not (a job that hands each task its own list would
+// lose the files silently); --tasks 1 takes every line.
+func TestArrayShareTold(t *testing.T) {
+	ins := stageFiles(t)
+	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
+	t.Setenv("SLURM_ARRAY_TASK_MIN", "0")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "3")
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		lines     []string
+		facts     bool
+		wantInErr string
+	}{
+		{"its own list of one file: none taken, warned", []string{"map", "-q"}, ins[:1], false, "took none of the 1 files given: SLURM_ARRAY_TASK_ID=1"},
+		{"--tasks 1: every file taken", []string{"map", "-q", "--tasks", "1"}, ins[:1], true, ""},
+		{"a share of the list, told", []string{"map"}, ins[:2], true, "took 1 of the 2 files given, as task 1 of 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := step(t, []byte(strings.Join(tc.lines, "\n")+"\n"), tc.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			if got := strings.Contains(out, ":\t"); got != tc.facts {
+				t.Errorf("facts written: %v, want %v", got, tc.facts)
+			}
+			if tc.wantInErr == "" && stderr != "" || !strings.Contains(stderr, tc.wantInErr) {
+				t.Errorf("stderr %q, want %q", stderr, tc.wantInErr)
+			}
+		})
+	}
+}
