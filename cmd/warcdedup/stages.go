@@ -672,6 +672,11 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			return fmt.Errorf("decisions for %s without the file's line", file)
 		}
 		slices.SortFunc(decs, func(a, b *dedup.Decision) int { return cmp.Compare(a.Offset, b.Offset) })
+		for i := 1; i < len(decs); i++ {
+			if decs[i].Offset == decs[i-1].Offset {
+				return fmt.Errorf("%s: two decisions for the record at offset %d: the decisions were given twice", name, decs[i].Offset)
+			}
+		}
 		for _, dec := range decs {
 			if c, ok := repeats[dec.Offset]; ok {
 				dec.SetRepeat(c)
@@ -851,7 +856,15 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error 
 		}
 		return read[o.key]
 	}
+	base := map[string]string{}
 	for _, in := range mine {
+		// Two inputs of one base name would write one output.
+		if other, ok := base[filepath.Base(in)]; ok && other == in {
+			return shapeError(fmt.Sprintf("%s twice among the decisions' files: the decisions were given twice; nothing written", in))
+		} else if ok {
+			return shapeError(fmt.Sprintf("%s and %s would both write %s: nothing written", other, in, filepath.Join(outDir, filepath.Base(in))))
+		}
+		base[filepath.Base(in)] = in
 		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
 		if err != nil {
 			continue // refused, with its own reason, when the file is applied
