@@ -17,9 +17,14 @@
 # WARCDEDUP_FLAGS, flags given to every step; WARCDEDUP_INDEX, an index
 # directory to deduplicate against and add to; WARCDEDUP_CDXJ, a file for
 # the CDXJ index of the outputs (each apply task indexes what it writes,
-# the indexes merged at the end), as --cdxj writes it; WORKDIR, where the lines
-# between the steps go (default: a new directory under TMPDIR); SBATCH_ARGS,
-# more sbatch options (a partition, an account).
+# the indexes merged at the end), as --cdxj writes it; WORKDIR, a directory
+# in which each run makes a new directory of its own for the lines between
+# the steps, and keeps it (default: a new directory under TMPDIR, removed
+# when the run succeeds); SBATCH_ARGS, more sbatch options (a partition, an
+# account).
+#
+# It exits 0 only when every task of every step succeeded, and adds to the
+# index (warcdedup index commit) only then.
 set -euo pipefail
 
 tasks=3
@@ -48,8 +53,16 @@ index=""
 [[ -n ${WARCDEDUP_INDEX:-} ]] && index="--index $(printf '%q' "$(realpath -m "$WARCDEDUP_INDEX")")"
 out=$(realpath -m "${!#}")
 ins=("${@:1:$#-1}")
-work=${WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-slurm.XXXXXX")}
-mkdir -p "$work" "$out"
+# Each run has a directory of its own: the success marks, facts and
+# decisions of another run must never be taken for this one's.
+if [[ -n ${WORKDIR:-} ]]; then
+	mkdir -p "$WORKDIR"
+	work=$(mktemp -d "$(realpath "$WORKDIR")/warcdedup-slurm.XXXXXX")
+	echo "mapreduce-slurm.sh: the lines between the steps go to $work" >&2
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-slurm.XXXXXX")
+fi
+mkdir -p "$out"
 read -r -a extra <<<"${SBATCH_ARGS:-}"
 q() { printf '%q' "$1"; }
 
@@ -133,8 +146,11 @@ if ((${#missing[@]} > 0)); then
 	for l in "$work"/*.log; do
 		[[ -s $l ]] && { echo "== $l"; cat "$l"; } >&2
 	done
-	if [[ -n ${WARCDEDUP_INDEX:-} && -e $work/reduce.done ]]; then
-		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX: warcdedup index discard $WARCDEDUP_INDEX removes it (or commit it once the outputs are written)" >&2
+	# The reduce (the resolve round's task that took the run's group) may
+	# have staged what the job kept; it is not committed, as not every
+	# output was written.
+	if [[ -n ${WARCDEDUP_INDEX:-} ]] && "$bin" index "$WARCDEDUP_INDEX" 2>/dev/null | grep -q '^a cluster job staged'; then
+		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
 	fi
 	exit 1
 fi

@@ -151,7 +151,11 @@ func runOrder(ins []string) []string { return []string{ins[0], ins[3], ins[1], i
 
 // TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
 // arrays on a real cluster, writes the bytes one run writes; with the
-// partitioned rounds (-r), the records. It needs a cluster that takes jobs
+// partitioned rounds (-r), the records. Runs that share a WORKDIR (and an
+// index) take nothing of each other's: a failed map task, or an apply task
+// that refuses an existing output, fails the run (and the rounds' run says
+// the index's staged segment is not committed, and does not commit it), and
+// a run over one file writes that file only. It needs a cluster that takes jobs
 // (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
 // does); with WARCDEDUP_SLURM=1 a missing cluster fails the test instead of
 // skipping it.
@@ -179,10 +183,22 @@ func TestMapReduceSlurm(t *testing.T) {
 	if code, stderr := runCLI(t, append(append([]string{"-q", "--cdxj", oneIdx}, ins...), one+"/")...); code != exitOK {
 		t.Fatalf("warcdedup: exit %d\n%s", code, stderr)
 	}
+	work, index := t.TempDir(), filepath.Join(t.TempDir(), "index")
 	cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", "2"}, append(ins, mr+"/")...)...)
-	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WARCDEDUP_CDXJ="+mrIdx)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WARCDEDUP_CDXJ="+mrIdx, "WORKDIR="+work, "WARCDEDUP_INDEX="+index)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mapreduce-slurm.sh: %v\n%s", err, out)
+	}
+	indexHolds := func() string {
+		var o bytes.Buffer
+		if code := run([]string{"index", index}, nil, &o, io.Discard); code != exitOK {
+			t.Fatalf("warcdedup index: exit %d", code)
+		}
+		return regexp.MustCompile(`(?m)^(a cluster job staged .*|\d+ runs, \d+ kept records, \d+ near-duplicate pages)`).FindString(o.String())
+	}
+	committed := indexHolds()
+	if !strings.HasPrefix(committed, "1 runs, ") {
+		t.Errorf("after the first job the index holds %q", committed)
 	}
 	want, got := names(t, one), names(t, mr)
 	if strings.Join(want, " ") != strings.Join(got, " ") {
@@ -221,14 +237,48 @@ func TestMapReduceSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	mr2 := filepath.Join(t.TempDir(), "out")
-	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", ins[0], bad, mr2+"/")
-	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir())
+	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", "-t", "2", ins[0], bad, mr2+"/")
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WORKDIR="+work)
 	o, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(o), "did not finish: map task 1 reduce") || !strings.Contains(string(o), "bad.warc.gz") {
 		t.Errorf("a damaged input: %v\n%s", err, o)
 	}
 	if n := names(t, mr2); len(n) != 0 {
 		t.Errorf("outputs written after a failed map task: %v", n)
+	}
+
+	// The rounds again over day2, into the first job's outputs: the apply
+	// task refuses the output that exists, the run fails, and what the
+	// resolve round staged in the index is left there, uncommitted.
+	day2 := mustRead(t, filepath.Join(mr, "day2.warc.gz"))
+	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", "-r", "-t", "2", ins[1], mr+"/")
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WORKDIR="+work, "WARCDEDUP_INDEX="+index)
+	o, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(o), "did not finish: apply task") || !strings.Contains(string(o), "warcdedup index discard "+index) {
+		t.Errorf("an apply task refusing an output that exists: %v\n%s", err, o)
+	}
+	if !bytes.Equal(day2, mustRead(t, filepath.Join(mr, "day2.warc.gz"))) {
+		t.Error("the rounds' run changed an output that existed")
+	}
+	if h := indexHolds(); !strings.HasPrefix(h, "a cluster job staged ") {
+		t.Errorf("after a failed apply task the index holds %q, not a staged segment", h)
+	}
+	if code, stderr := runCLI(t, "index", "discard", index); code != exitOK {
+		t.Fatalf("warcdedup index discard: exit %d\n%s", code, stderr)
+	}
+	if h := indexHolds(); h != committed {
+		t.Errorf("after the failed job the index holds %q, after the first %q", h, committed)
+	}
+
+	// A run over one file writes its output only.
+	mr3 := filepath.Join(t.TempDir(), "out")
+	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", ins[3], mr3+"/")
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WORKDIR="+work)
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mapreduce-slurm.sh over one file: %v\n%s", err, o)
+	}
+	if n := names(t, mr3); strings.Join(n, " ") != "day1.warc.gz" {
+		t.Errorf("a run over day1.warc.gz wrote %v", n)
 	}
 }
 
