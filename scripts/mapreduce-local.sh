@@ -18,6 +18,9 @@
 # WARCDEDUP_CDXJ, a file for the CDXJ index of the outputs (each apply task
 # indexes what it writes; the tasks' indexes are merged), as --cdxj writes
 # it; TMPDIR, where the lines between the steps go.
+#
+# When a task fails, the script waits for the others of its step, then exits
+# with the failed task's status: no task runs on after the script ends.
 set -euo pipefail
 
 tasks=3
@@ -48,6 +51,21 @@ ins=("${@:1:$#-1}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-mr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# wait_all PID...: waits for every task, so that none runs on (writing
+# outputs, or into the work directory) once the script has ended; fails
+# with the status of the first that failed.
+wait_all() {
+	local p s rc=0
+	for p; do
+		s=0
+		wait "$p" || s=$?
+		if ((rc == 0)); then
+			rc=$s
+		fi
+	done
+	return "$rc"
+}
+
 # Map: one task per file, all at once; each is handed its position in the
 # list, as Hadoop's NLineInputFormat hands a line's offset.
 mapflags=()
@@ -61,9 +79,7 @@ for i in "${!ins[@]}"; do
 	printf '%d\t%s\n' "$i" "${ins[$i]}" | "$bin" map -q "${mapflags[@]}" "${seed[@]}" "${flags[@]}" >"$work/map-$i" &
 	pids+=($!)
 done
-for p in "${pids[@]}"; do
-	wait "$p"
-done
+wait_all "${pids[@]}" || exit
 
 # partition PREFIX FILE...: the lines of FILE... to PREFIX-0 ... PREFIX-(n-1)
 # by a hash of their group (the key up to its first space), as an engine's
@@ -97,9 +113,7 @@ if ((rounds)); then
 			LC_ALL=C sort -S 10% -T "$work" "$f" | "$bin" reduce -q --round "$round" "${flags[@]}" "${index[@]}" >"${f/-in-/-out-}" &
 			pids+=($!)
 		done
-		for p in "${pids[@]}"; do
-			wait "$p"
-		done
+		wait_all "${pids[@]}" || exit
 		rm -f "$work/$round-in"-*
 		cur=("$work/$round-out"-*)
 	done
@@ -120,9 +134,7 @@ for f in "$work"/apply-*; do
 	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "${cdxj[@]}" "$out" &
 	pids+=($!)
 done
-for p in "${pids[@]}"; do
-	wait "$p"
-done
+wait_all "${pids[@]}" || exit
 
 # The tasks' indexes, each sorted, merged into one.
 if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then

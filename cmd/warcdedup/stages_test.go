@@ -344,6 +344,75 @@ func TestMapReduceIndex(t *testing.T) {
 	}
 }
 
+// TestMapReduceLocalApplyFails: when an apply task of
+// scripts/mapreduce-local.sh fails, the script waits for the other tasks
+// before it exits non-zero: none runs on, writing outputs after the script
+// has ended.
+func TestMapReduceLocalApplyFails(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	ins := stageFiles(t)
+	dir := t.TempDir()
+	marks, out := filepath.Join(dir, "marks"), filepath.Join(dir, "out")
+	if err := os.Mkdir(marks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The apply task the script waits for first (the first of its
+	// apply-N files, named by the task's --cdxj cdxj-N) fails at once; the
+	// others start two seconds late. Each marks its start and its end.
+	wrapper := filepath.Join(dir, "warcdedup")
+	if err := os.WriteFile(wrapper, []byte(`#!/usr/bin/env bash
+[[ $1 == apply ]] || exec "$REAL" "$@"
+prev="" cdxj=""
+for a; do
+	[[ $prev == --cdxj ]] && cdxj=$a
+	prev=$a
+done
+touch "$MARKS/start-$$"
+first=$(printf '%s\n' "${cdxj%/*}"/apply-* | head -n 1)
+if [[ ${first##*-} == "${cdxj##*-}" ]]; then
+	echo "apply task ${cdxj##*-} fails" >&2
+	touch "$MARKS/end-$$"
+	exit 1
+fi
+sleep 2
+rc=0
+"$REAL" "$@" || rc=$?
+touch "$MARKS/end-$$"
+exit $rc
+`), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-local.sh", "-t", "3"}, append(ins, out+"/")...)...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+wrapper, "REAL="+os.Args[0], "MARKS="+marks,
+		"WARCDEDUP_CDXJ="+filepath.Join(dir, "index.cdxj"))
+	// The output goes to a file, not a pipe, whose end Go would wait for
+	// (tasks left running would keep it open).
+	log, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	cmd.Stdout, cmd.Stderr = log, log
+	err = cmd.Run()
+	if o := mustRead(t, log.Name()); err == nil || !bytes.Contains(o, []byte("fails")) {
+		t.Errorf("an apply task failing: %v\n%s", err, o)
+	}
+	starts, _ := filepath.Glob(filepath.Join(marks, "start-*"))
+	if len(starts) < 2 {
+		t.Fatalf("%d apply tasks: the test needs one that fails and one that does not", len(starts))
+	}
+	for _, s := range starts {
+		if _, err := os.Stat(strings.Replace(s, "start-", "end-", 1)); err != nil {
+			t.Errorf("an apply task was still running when the script ended: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.cdxj")); err == nil {
+		t.Error("a failed run wrote its CDXJ index")
+	}
+}
+
 // outsIn names each input's output in dir.
 func outsIn(dir string, ins []string) []string {
 	var outs []string
