@@ -5,7 +5,11 @@
 # files whose key hashes to them. It writes what `warcdedup IN... OUTDIR/`
 # writes.
 #
-#   scripts/mapreduce-local.sh [-r] [-t TASKS] IN.warc.gz... OUTDIR/
+#   scripts/mapreduce-local.sh [-r] [-f] [-t TASKS] IN.warc.gz... OUTDIR/
+#
+# With -f the apply tasks replace outputs that exist (warcdedup apply
+# --force; never an input), and WARCDEDUP_CDXJ may name a file that exists;
+# without it, either is refused (exit 2).
 #
 # With -r the reduce runs as the partitioned rounds (warcdedup reduce
 # --round, docs/scale.md), each round's lines split among TASKS reduce
@@ -25,8 +29,13 @@ set -euo pipefail
 
 tasks=3
 rounds=0
+force=0
 while (($# > 0)); do
 	case $1 in
+	-f)
+		force=1
+		shift
+		;;
 	-t)
 		tasks=$2
 		shift 2
@@ -39,7 +48,7 @@ while (($# > 0)); do
 	esac
 done
 if (($# < 2)); then
-	echo "usage: $0 [-r] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
+	echo "usage: $0 [-r] [-f] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
 	exit 2
 fi
 bin=${WARCDEDUP:-warcdedup}
@@ -48,8 +57,35 @@ index=()
 [[ -n ${WARCDEDUP_INDEX:-} ]] && index=(--index "$WARCDEDUP_INDEX")
 out=${!#}
 ins=("${@:1:$#-1}")
+# The merged CDXJ index is checked before any work, as warcdedup --cdxj
+# checks its file: never one of the run's inputs or outputs, and not a file
+# that exists unless -f says so. It is written beside its place, then linked
+# there (renamed over the old file with -f), so that no file is replaced by
+# accident.
+cdxjout="" cdxjtmp=""
+if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
+	cdxjout=$(realpath -m -- "$WARCDEDUP_CDXJ")
+	for f in "${ins[@]}"; do
+		for p in "$f" "${out%/}/${f##*/}"; do
+			if [[ $cdxjout == "$(realpath -m -- "$p")" || $cdxjout -ef $p ]]; then
+				echo "mapreduce-local.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ is $p, one of the run's inputs or outputs: nothing done" >&2
+				exit 2
+			fi
+		done
+	done
+	if [[ -d $cdxjout ]] || { [[ -e $cdxjout || -L $WARCDEDUP_CDXJ ]] && ((!force)); }; then
+		echo "mapreduce-local.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ exists (-f replaces a file): nothing done" >&2
+		exit 2
+	fi
+	if ! cdxjtmp=$(mktemp "${cdxjout%/*}/.${cdxjout##*/}.XXXXXX"); then
+		echo "mapreduce-local.sh: cannot write beside WARCDEDUP_CDXJ $WARCDEDUP_CDXJ: nothing done" >&2
+		exit 2
+	fi
+	chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$cdxjtmp"
+fi
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-mr.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [[ -z $cdxjtmp ]] || rm -f -- "$cdxjtmp"' EXIT
 
 # wait_all PID...: waits for every task, so that none runs on (writing
 # outputs, or into the work directory) once the script has ended; fails
@@ -126,23 +162,33 @@ fi
 # Shuffle to the apply tasks: a file's lines go to the task its key hashes to.
 partition "$work/apply" "$work/decisions"
 mkdir -p "$out"
+applyforce=()
+if ((force)); then
+	applyforce=(--force)
+fi
 pids=()
 for f in "$work"/apply-*; do
 	[[ -e $f ]] || continue
 	cdxj=()
 	[[ -n ${WARCDEDUP_CDXJ:-} ]] && cdxj=(--cdxj "$work/cdxj-${f##*-}")
-	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "${cdxj[@]}" "$out" &
+	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "${applyforce[@]}" "${cdxj[@]}" "$out" &
 	pids+=($!)
 done
 wait_all "${pids[@]}" || exit
 
-# The tasks' indexes, each sorted, merged into one.
-if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
-	LC_ALL=C sort -m "$work"/cdxj-* >"$work/cdxj"
-	mv "$work/cdxj" "$WARCDEDUP_CDXJ"
-fi
-
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
+fi
+
+# The tasks' indexes, each sorted, merged into one.
+if [[ -n $cdxjout ]]; then
+	LC_ALL=C sort -m "$work"/cdxj-* >"$cdxjtmp"
+	if ((force)); then
+		mv -fT -- "$cdxjtmp" "$cdxjout"
+	elif ! ln -T -- "$cdxjtmp" "$cdxjout"; then
+		echo "mapreduce-local.sh: could not link the CDXJ index to $WARCDEDUP_CDXJ (did it appear during the run?): it is left in $cdxjtmp" >&2
+		cdxjtmp=""
+		exit 1
+	fi
 fi

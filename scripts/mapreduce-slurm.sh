@@ -7,7 +7,11 @@
 # writes. The inputs, the output directory and the work directory must be
 # on a file system every node sees.
 #
-#   scripts/mapreduce-slurm.sh [-r] [-t TASKS] IN.warc.gz... OUTDIR/
+#   scripts/mapreduce-slurm.sh [-r] [-f] [-t TASKS] IN.warc.gz... OUTDIR/
+#
+# With -f the apply tasks replace outputs that exist (warcdedup apply
+# --force; never an input), and WARCDEDUP_CDXJ may name a file that exists;
+# without it, either is refused (exit 2).
 #
 # With -r the reduce runs as the partitioned rounds (warcdedup reduce
 # --round, docs/scale.md): a job array of TASKS tasks for each round, task
@@ -29,8 +33,13 @@ set -euo pipefail
 
 tasks=3
 rounds=0
+force=0
 while (($# > 0)); do
 	case $1 in
+	-f)
+		force=1
+		shift
+		;;
 	-t)
 		tasks=$2
 		shift 2
@@ -43,7 +52,7 @@ while (($# > 0)); do
 	esac
 done
 if (($# < 2)); then
-	echo "usage: $0 [-r] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
+	echo "usage: $0 [-r] [-f] [-t TASKS] IN.warc.gz... OUTDIR/" >&2
 	exit 2
 fi
 bin=$(command -v "${WARCDEDUP:-warcdedup}")
@@ -53,6 +62,33 @@ index=""
 [[ -n ${WARCDEDUP_INDEX:-} ]] && index="--index $(printf '%q' "$(realpath -m "$WARCDEDUP_INDEX")")"
 out=$(realpath -m "${!#}")
 ins=("${@:1:$#-1}")
+# The merged CDXJ index is checked before any work, as warcdedup --cdxj
+# checks its file: never one of the run's inputs or outputs, and not a file
+# that exists unless -f says so. It is written beside its place, then linked
+# there (renamed over the old file with -f), so that no file is replaced by
+# accident.
+cdxjout="" cdxjtmp=""
+if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
+	cdxjout=$(realpath -m -- "$WARCDEDUP_CDXJ")
+	for f in "${ins[@]}"; do
+		for p in "$f" "${out%/}/${f##*/}"; do
+			if [[ $cdxjout == "$(realpath -m -- "$p")" || $cdxjout -ef $p ]]; then
+				echo "mapreduce-slurm.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ is $p, one of the run's inputs or outputs: nothing done" >&2
+				exit 2
+			fi
+		done
+	done
+	if [[ -d $cdxjout ]] || { [[ -e $cdxjout || -L $WARCDEDUP_CDXJ ]] && ((!force)); }; then
+		echo "mapreduce-slurm.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ exists (-f replaces a file): nothing done" >&2
+		exit 2
+	fi
+	if ! cdxjtmp=$(mktemp "${cdxjout%/*}/.${cdxjout##*/}.XXXXXX"); then
+		echo "mapreduce-slurm.sh: cannot write beside WARCDEDUP_CDXJ $WARCDEDUP_CDXJ: nothing done" >&2
+		exit 2
+	fi
+	chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$cdxjtmp"
+fi
+trap '[[ -z $cdxjtmp ]] || rm -f -- "$cdxjtmp"' EXIT
 # Each run has a directory of its own: the success marks, facts and
 # decisions of another run must never be taken for this one's.
 if [[ -n ${WORKDIR:-} ]]; then
@@ -127,7 +163,11 @@ else
 fi
 cdxj=""
 [[ -n ${WARCDEDUP_CDXJ:-} ]] && cdxj="--cdxj $(q "$work")/cdxj-\$SLURM_ARRAY_TASK_ID"
-job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $cdxj $(q "$out/")" \
+applyforce=""
+if ((force)); then
+	applyforce="--force"
+fi
+job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $applyforce $cdxj $(q "$out/")" \
 	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
 sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
 	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
@@ -154,14 +194,20 @@ if ((${#missing[@]} > 0)); then
 	fi
 	exit 1
 fi
-# The apply tasks' indexes, each sorted, merged into one.
-if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
-	LC_ALL=C sort -m "$work"/cdxj-* >"$work/cdxj"
-	mv "$work/cdxj" "$WARCDEDUP_CDXJ"
-fi
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
+fi
+# The apply tasks' indexes, each sorted, merged into one.
+if [[ -n $cdxjout ]]; then
+	LC_ALL=C sort -m "$work"/cdxj-* >"$cdxjtmp"
+	if ((force)); then
+		mv -fT -- "$cdxjtmp" "$cdxjout"
+	elif ! ln -T -- "$cdxjtmp" "$cdxjout"; then
+		echo "mapreduce-slurm.sh: could not link the CDXJ index to $WARCDEDUP_CDXJ (did it appear during the run?): it is left in $cdxjtmp" >&2
+		cdxjtmp=""
+		exit 1
+	fi
 fi
 if [[ -z ${WORKDIR:-} ]]; then
 	rm -rf "$work"

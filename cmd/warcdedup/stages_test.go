@@ -149,17 +149,10 @@ func TestMapReduceLocal(t *testing.T) {
 // their first record.
 func runOrder(ins []string) []string { return []string{ins[0], ins[3], ins[1], ins[2]} }
 
-// TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
-// arrays on a real cluster, writes the bytes one run writes; with the
-// partitioned rounds (-r), the records. Runs that share a WORKDIR (and an
-// index) take nothing of each other's: a failed map task, or an apply task
-// that refuses an existing output, fails the run (and the rounds' run says
-// the index's staged segment is not committed, and does not commit it), and
-// a run over one file writes that file only. It needs a cluster that takes jobs
-// (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
-// does); with WARCDEDUP_SLURM=1 a missing cluster fails the test instead of
-// skipping it.
-func TestMapReduceSlurm(t *testing.T) {
+// slurmCluster skips the test (fails it with WARCDEDUP_SLURM=1) unless a
+// Slurm cluster here takes jobs.
+func slurmCluster(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no Slurm jobs")
 	}
@@ -175,6 +168,20 @@ func TestMapReduceSlurm(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
+// arrays on a real cluster, writes the bytes one run writes; with the
+// partitioned rounds (-r), the records. Runs that share a WORKDIR (and an
+// index) take nothing of each other's: a failed map task, or an apply task
+// that refuses an existing output, fails the run (and the rounds' run says
+// the index's staged segment is not committed, and does not commit it), and
+// a run over one file writes that file only. It needs a cluster that takes jobs
+// (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
+// does); with WARCDEDUP_SLURM=1 a missing cluster fails the test instead of
+// skipping it.
+func TestMapReduceSlurm(t *testing.T) {
+	slurmCluster(t)
 	bin := buildBinary(t)
 	ins := stageFiles(t)
 	one, mr := t.TempDir(), filepath.Join(t.TempDir(), "out")
@@ -411,6 +418,86 @@ exit $rc
 	if _, err := os.Stat(filepath.Join(dir, "index.cdxj")); err == nil {
 		t.Error("a failed run wrote its CDXJ index")
 	}
+}
+
+// TestMapReduceCDXJRefused: the scripts check WARCDEDUP_CDXJ before any
+// work, as warcdedup --cdxj checks its file: one of the inputs or outputs
+// is refused even with -f, a file that exists without it (exit 2, the file
+// as it was, no output written); with -f the file is replaced by the run's
+// index. With a Slurm cluster, mapreduce-slurm.sh refuses the same before
+// it submits a job.
+func TestMapReduceCDXJRefused(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	ins := stageFiles(t)
+	input := mustRead(t, ins[1])
+	old := filepath.Join(t.TempDir(), "old.cdxj")
+	if err := os.WriteFile(old, []byte("old lines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := func(name, bin, cdxj string, opts ...string) *exec.Cmd {
+		cmd := exec.Command("bash", append(append([]string{"../../scripts/" + name}, opts...), ins...)...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+bin, "WARCDEDUP_CDXJ="+cdxj, "TMPDIR="+t.TempDir())
+		return cmd
+	}
+	refused := func(t *testing.T, name, bin, cdxj string, was []byte, opts ...string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := script(name, bin, cdxj, opts...)
+		cmd.Args = append(cmd.Args, out+"/")
+		o, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), "WARCDEDUP_CDXJ") {
+			t.Errorf("%s %v, WARCDEDUP_CDXJ=%s: %v, want exit 2\n%s", name, opts, cdxj, err, o)
+		}
+		if b, err := os.ReadFile(cdxj); err != nil || !bytes.Equal(b, was) {
+			t.Errorf("%s %v, WARCDEDUP_CDXJ=%s: the file is not as it was (%d bytes, %v)", name, opts, cdxj, len(b), err)
+		}
+		if ents, _ := os.ReadDir(out); len(ents) != 0 {
+			t.Errorf("%s refused WARCDEDUP_CDXJ=%s and wrote %d outputs", name, cdxj, len(ents))
+		}
+	}
+	t.Run("local", func(t *testing.T) {
+		self := os.Args[0]
+		refused(t, "mapreduce-local.sh", self, ins[1], input)
+		refused(t, "mapreduce-local.sh", self, ins[1], input, "-f")
+		refused(t, "mapreduce-local.sh", self, old, []byte("old lines\n"))
+		// An output, even with -f: the file there is left as it is.
+		out := filepath.Join(t.TempDir(), "out")
+		copyFile(t, old, filepath.Join(out, "day1.warc.gz"))
+		cmd := script("mapreduce-local.sh", self, filepath.Join(out, "day1.warc.gz"), "-f")
+		cmd.Args = append(cmd.Args, out+"/")
+		if o, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(o), "inputs or outputs") {
+			t.Errorf("WARCDEDUP_CDXJ an output: %v\n%s", err, o)
+		}
+		if b := mustRead(t, filepath.Join(out, "day1.warc.gz")); string(b) != "old lines\n" {
+			t.Errorf("WARCDEDUP_CDXJ an output: the file there holds %d bytes", len(b))
+		}
+		// With -f the run's index replaces the old file, and the outputs
+		// replace those that exist.
+		mine := filepath.Join(t.TempDir(), "mine.cdxj")
+		copyFile(t, old, mine)
+		cmd = script("mapreduce-local.sh", self, mine, "-f")
+		cmd.Args = append(cmd.Args, out+"/")
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("-f: %v\n%s", err, o)
+		}
+		if b := mustRead(t, mine); bytes.Contains(b, []byte("old lines")) || bytes.Count(b, []byte("\n")) < 10 {
+			t.Errorf("with -f the CDXJ file holds:\n%s", b)
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(mine)); len(ents) != 1 {
+			t.Errorf("%d files beside the CDXJ index, want it alone", len(ents))
+		}
+		if n := names(t, out); len(n) != len(ins) {
+			t.Errorf("with -f the run wrote %v", n)
+		}
+	})
+	t.Run("slurm", func(t *testing.T) {
+		slurmCluster(t)
+		bin := buildBinary(t)
+		refused(t, "mapreduce-slurm.sh", bin, ins[1], input, "-f")
+		refused(t, "mapreduce-slurm.sh", bin, old, []byte("old lines\n"))
+	})
 }
 
 // outsIn names each input's output in dir.
