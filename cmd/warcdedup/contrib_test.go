@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -110,6 +111,52 @@ func TestRecipes(t *testing.T) {
 		all, into := revisits(t, filepath.Join(dir, "day2"), filepath.Join(dir, "day1"))
 		if all != 5 || into != 5 {
 			t.Errorf("day 2: %d revisits, %d into day 1; want the logo and the 4 stories", all, into)
+		}
+	})
+	t.Run("wget-same-second", func(t *testing.T) {
+		// Two crawls into one OUTDIR that start in the same second (date
+		// is made to say so) each write a raw WARC of their own, neither
+		// touching the other's, and leave no temporary directory.
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("wget is not installed (Debian's wget package; .ci/run installs it)")
+		}
+		site := &crawlSite{}
+		site.crawl.Store(1)
+		srv := httptest.NewServer(site)
+		defer srv.Close()
+		dir, shims, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(shims, "date"), []byte("#!/bin/sh\necho 20260101000000\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		var first []byte
+		for c := 1; c <= 2; c++ {
+			cmd := exec.Command("bash", filepath.Join("..", "..", "contrib", "wget-crawl.sh"), filepath.Join(dir, fmt.Sprint("index", c)), out, srv.URL+"/", "-e", "robots=off")
+			cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"), "TMPDIR="+tmp)
+			if o, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("crawl %d: %v\n%s", c, err, o)
+			}
+			raws := names(t, filepath.Join(out, "raw"))
+			if len(raws) != c {
+				t.Fatalf("after crawl %d the raw crawls are %v", c, raws)
+			}
+			if c == 1 {
+				first = mustRead(t, filepath.Join(out, "raw", raws[0]))
+			} else if !bytes.Equal(first, mustRead(t, filepath.Join(out, "raw", raws[0]))) && !bytes.Equal(first, mustRead(t, filepath.Join(out, "raw", raws[1]))) {
+				t.Error("the second crawl changed the first's raw WARC")
+			}
+		}
+		raws := names(t, filepath.Join(out, "raw"))
+		for _, r := range raws {
+			if !strings.HasPrefix(r, "crawl-20260101000000-") {
+				t.Errorf("raw crawl %s: not named by its time", r)
+			}
+			if _, err := os.Stat(filepath.Join(out, r)); err != nil {
+				t.Errorf("no output of %s: %v", r, err)
+			}
+		}
+		if left := names(t, tmp); len(left) != 0 {
+			t.Errorf("left in TMPDIR: %v", left)
 		}
 	})
 	t.Run("heritrix", func(t *testing.T) {
