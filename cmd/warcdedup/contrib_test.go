@@ -182,6 +182,23 @@ func TestRecipes(t *testing.T) {
 		if into < 6 || all < 55+6 {
 			t.Errorf("second job: %d revisits, %d into the first; want 55 of its own and at least 6 more into the first", all, into)
 		}
+		// The first job finishes the file it was writing: run again, the
+		// step does that file, and leaves the outputs it wrote before.
+		warcs := filepath.Join(dir, "job1", "20140325120000", "warcs")
+		if err := os.Rename(filepath.Join(warcs, "still-writing.warc.gz.open"), filepath.Join(warcs, "still-writing.warc.gz")); err != nil {
+			t.Fatal(err)
+		}
+		out1 := filepath.Join(dir, "out1")
+		before := mustRead(t, filepath.Join(out1, "BL-20140325121225068-00000-32090~opera~8443.warc.gz"))
+		if out := recipe(t, bin, "heritrix-postcrawl.sh", filepath.Join(dir, "job1"), idx, out1); !strings.Contains(out, "1 file(s) have an output") {
+			t.Errorf("no word of the file done before: %s", out)
+		}
+		if got := names(t, out1); strings.Join(got, " ") != "BL-20140325121225068-00000-32090~opera~8443.warc.gz still-writing.warc.gz" {
+			t.Errorf("after the second run, the outputs are %v", got)
+		}
+		if !bytes.Equal(before, mustRead(t, filepath.Join(out1, "BL-20140325121225068-00000-32090~opera~8443.warc.gz"))) {
+			t.Error("the second run changed an output of the first")
+		}
 	})
 	t.Run("browsertrix", func(t *testing.T) {
 		// pywb's capture of iana.org: 343 records, 123 revisits of its own.
