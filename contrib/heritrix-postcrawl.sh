@@ -4,8 +4,9 @@
 #
 #   contrib/heritrix-postcrawl.sh JOBDIR INDEX OUTDIR
 #
-# JOBDIR is a job's directory or one of its launches: every warcs/ directory
-# under it is read. Files Heritrix is still writing (*.open) are skipped, with
+# JOBDIR is a job's directory or one of its launches (JOBDIR/latest, the
+# symlink Heritrix keeps to the current launch, is followed): every warcs/
+# directory under it is read. Files Heritrix is still writing (*.open) are skipped, with
 # a warning; run the step again once the job has finished. A file whose
 # output is in OUTDIR already (an earlier run's) is not done again, so that
 # a second run does the files the first skipped; outputs are never replaced.
@@ -23,11 +24,11 @@ while IFS= read -r -d '' f; do
     continue
   fi
   files+=("$f")
-done < <(find "$job" -path '*/warcs/*' -type f \( -name '*.warc.gz' -o -name '*.warc' \) -print0 | sort -z)
+done < <(find "$job/" -path '*/warcs/*' -type f \( -name '*.warc.gz' -o -name '*.warc' \) -print0 | sort -z)
 if [ "$already" -gt 0 ]; then
   echo "$0: $already file(s) have an output in $out already (an earlier run): not done again" >&2
 fi
-open=$(find "$job" -path '*/warcs/*' -type f -name '*.open' | wc -l)
+open=$(find "$job/" -path '*/warcs/*' -type f -name '*.open' | wc -l)
 if [ "$open" -gt 0 ]; then
   echo "$0: skipping $open file(s) Heritrix is still writing (*.open)" >&2
 fi

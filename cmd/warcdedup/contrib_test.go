@@ -167,7 +167,16 @@ func TestRecipes(t *testing.T) {
 			warcs := filepath.Join(dir, fmt.Sprint("job", i+1), "20140325120000", "warcs")
 			copyFile(t, filepath.Join(src, f), filepath.Join(warcs, f))
 			copyFile(t, filepath.Join(src, f), filepath.Join(warcs, "still-writing.warc.gz.open"))
-			out := recipe(t, bin, "heritrix-postcrawl.sh", filepath.Join(dir, fmt.Sprint("job", i+1)), idx, filepath.Join(dir, fmt.Sprint("out", i+1)))
+			job := filepath.Join(dir, fmt.Sprint("job", i+1))
+			if i == 1 {
+				// The second job is given as Heritrix's symlink to its
+				// current launch.
+				if err := os.Symlink("20140325120000", filepath.Join(job, "latest")); err != nil {
+					t.Fatal(err)
+				}
+				job = filepath.Join(job, "latest")
+			}
+			out := recipe(t, bin, "heritrix-postcrawl.sh", job, idx, filepath.Join(dir, fmt.Sprint("out", i+1)))
 			if !strings.Contains(out, "skipping 1 file") {
 				t.Errorf("no word of the .open file: %s", out)
 			}
