@@ -20,7 +20,7 @@ fi
 files=()
 while IFS= read -r -d '' f; do
   files+=("$f")
-done < <(find "$coll/archive" -maxdepth 1 -type f \( -name '*.warc.gz' -o -name '*.warc' \) -print0 | sort -z)
+done < <(find "$coll/archive/" -maxdepth 1 -type f \( -name '*.warc.gz' -o -name '*.warc' \) -print0 | sort -z)
 if [ ${#files[@]} -eq 0 ]; then
   echo "$0: no WARC files in $coll/archive/" >&2
   exit 1

@@ -214,7 +214,15 @@ func TestRecipes(t *testing.T) {
 		src := testshared.Path(t, "warcs/webrecorder+pywb/sample_archive/warcs/iana.warc.gz")
 		dir := t.TempDir()
 		coll := filepath.Join(dir, "crawls", "collections", "test")
-		copyFile(t, src, filepath.Join(coll, "archive", "rec-20240101000000-1.warc.gz"))
+		// archive/ is a symlink, as when the WARC files are kept on
+		// another volume.
+		copyFile(t, src, filepath.Join(dir, "volume", "rec-20240101000000-1.warc.gz"))
+		if err := os.MkdirAll(coll, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(dir, "volume"), filepath.Join(coll, "archive")); err != nil {
+			t.Fatal(err)
+		}
 		recipe(t, bin, "browsertrix-postcrawl.sh", coll, filepath.Join(dir, "index"), filepath.Join(dir, "out"))
 		in := []string{filepath.Join(coll, "archive", "rec-20240101000000-1.warc.gz")}
 		out := []string{filepath.Join(dir, "out", "rec-20240101000000-1.warc.gz")}
