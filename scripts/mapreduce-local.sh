@@ -174,7 +174,16 @@ for f in "$work"/apply-*; do
 	LC_ALL=C sort "$f" | "$bin" apply -q "${flags[@]}" "${applyforce[@]}" "${cdxj[@]}" "$out" &
 	pids+=($!)
 done
-wait_all "${pids[@]}" || exit
+status=0
+wait_all "${pids[@]}" || status=$?
+if ((status != 0)); then
+	# The reduce staged what the job kept; not every output was written,
+	# so it is not committed.
+	if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+		echo "mapreduce-local.sh: an apply task failed: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
+	fi
+	exit "$status"
+fi
 
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then

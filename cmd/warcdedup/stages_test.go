@@ -354,7 +354,8 @@ func TestMapReduceIndex(t *testing.T) {
 // TestMapReduceLocalApplyFails: when an apply task of
 // scripts/mapreduce-local.sh fails, the script waits for the other tasks
 // before it exits non-zero: none runs on, writing outputs after the script
-// has ended.
+// has ended. What the reduce staged in the index is left uncommitted, and
+// the script says so.
 func TestMapReduceLocalApplyFails(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
@@ -393,7 +394,7 @@ exit $rc
 	}
 	cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-local.sh", "-t", "3"}, append(ins, out+"/")...)...)
 	cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+wrapper, "REAL="+os.Args[0], "MARKS="+marks,
-		"WARCDEDUP_CDXJ="+filepath.Join(dir, "index.cdxj"))
+		"WARCDEDUP_CDXJ="+filepath.Join(dir, "index.cdxj"), "WARCDEDUP_INDEX="+filepath.Join(dir, "index"))
 	// The output goes to a file, not a pipe, whose end Go would wait for
 	// (tasks left running would keep it open).
 	log, err := os.Create(filepath.Join(dir, "log"))
@@ -403,8 +404,13 @@ exit $rc
 	defer log.Close()
 	cmd.Stdout, cmd.Stderr = log, log
 	err = cmd.Run()
-	if o := mustRead(t, log.Name()); err == nil || !bytes.Contains(o, []byte("fails")) {
+	if o := mustRead(t, log.Name()); err == nil || !bytes.Contains(o, []byte("fails")) || !bytes.Contains(o, []byte("warcdedup index discard")) {
 		t.Errorf("an apply task failing: %v\n%s", err, o)
+	}
+	var ix bytes.Buffer
+	run([]string{"index", filepath.Join(dir, "index")}, nil, &ix, io.Discard)
+	if !strings.HasPrefix(ix.String(), "a cluster job staged ") {
+		t.Errorf("after a failed apply task the index holds:\n%s", ix.String())
 	}
 	starts, _ := filepath.Glob(filepath.Join(marks, "start-*"))
 	if len(starts) < 2 {
