@@ -100,7 +100,10 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	for i := len(damaged) / 2; i < len(damaged)/2+16; i++ {
 		damaged[i] ^= 0x55
 	}
-	return [][]byte{plain, gz, append(other.Bytes(), plain...), damaged, plain[:len(plain)-200]}
+	// Two crawls, the second a deduplicating crawler's revisits of the
+	// first's responses (brokenCase).
+	_, crawls, _ := brokenCase(t)
+	return [][]byte{plain, gz, append(other.Bytes(), plain...), damaged, plain[:len(plain)-200], append(bytes.Clone(crawls[0]), crawls[1]...)}
 }
 
 // FuzzRun runs the whole pipeline over any bytes, strict and lenient, with

@@ -324,6 +324,15 @@ func FuzzFact(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// An input revisit's fact (clsRefers).
+	_, crawls, _ := brokenCase(f)
+	if err := New(opts).Map(bytes.NewReader(crawls[1]), "crawl2", func(fc *Fact) error {
+		b, err := fc.AppendBinary(nil)
+		f.Add(b)
+		return err
+	}); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var fc Fact
 		if fc.UnmarshalBinary(b) == nil {
