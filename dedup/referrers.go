@@ -59,9 +59,18 @@ func sameURI(a, b string) bool { return strings.Trim(a, "<>") == strings.Trim(b,
 // (a re-crawl of an unchanged resource, the commonest duplicate) leaves that
 // capture to resolve the revisit, and is not held: the set holds the
 // replacements across URIs and the near ones only, about 30 bytes each.
+//
+// An index (--index) keeps the set across runs: each run's segment holds
+// the keys its runs added and that are still held (Deduper.Kept), and a
+// later run loads them, and drops those whose URI and digest a later
+// segment kept (Deduper.SeedFrom), so that a later crawl's revisits of a
+// capture an earlier run replaced are found too.
 type goneSet struct {
 	m   map[digestKey]struct{}
 	log []goneUndo // since begin, for withdraw
+	// added are the keys the runs added, in order, for the index (some
+	// may have been dropped since).
+	added []digestKey
 }
 
 type goneUndo struct {
@@ -95,6 +104,29 @@ func (s *goneSet) replaced(uri, digest string) {
 	}
 	s.m[k] = struct{}{}
 	s.log = append(s.log, goneUndo{key: k})
+	s.added = append(s.added, k)
+}
+
+// seed adds a key an earlier run left, read from an index.
+func (s *goneSet) seed(k digestKey) {
+	if s.m == nil {
+		s.m = map[digestKey]struct{}{}
+	}
+	s.m[k] = struct{}{}
+}
+
+// still returns the keys the runs added that the set still holds, each
+// once, in the order they were added: what an index takes from the runs.
+func (s *goneSet) still() []digestKey {
+	var out []digestKey
+	seen := map[digestKey]bool{}
+	for _, k := range s.added {
+		if _, ok := s.m[k]; ok && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // kept notes a response that stays: it resolves a revisit of its URI and

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -282,5 +284,63 @@ func TestRoundsRefuseRepeatedFacts(t *testing.T) {
 	err = r.Groups(lines, func(Line) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("exact round over every line twice: %v, want a refusal", err)
+	}
+}
+
+// TestBrokenRevisitsAcrossRuns: the captures a run replaced go into an
+// index with its kept records (Kept), and a later run seeded from it finds
+// the next crawl's revisits of them as one run over both crawls does.
+// A kept record of the same URI and digest in a later run's segment drops
+// the capture again.
+func TestBrokenRevisitsAcrossRuns(t *testing.T) {
+	names, files, want := brokenCase(t)
+	opts := DefaultOptions()
+	first := New(opts)
+	if err := first.Run(bytes.NewReader(files[0]), names[0], io.Discard, true); err != nil {
+		t.Fatal(err)
+	}
+	var seg []*index.Record
+	if err := first.Kept(func(r *index.Record) error { seg = append(seg, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	gone := 0
+	for _, r := range seg {
+		if r.Gone {
+			gone++
+		}
+	}
+	if gone != 2 {
+		t.Errorf("%d replaced captures kept for the index, want 2 (the near re-capture, the mirror's copy)", gone)
+	}
+	second := func(extra ...*index.Record) []string {
+		var got []string
+		o := opts
+		o.BrokenRevisit = func(file string, offset int64, id, uri, digest string) { got = append(got, id) }
+		d := New(o)
+		defer d.Close()
+		if err := d.SeedFrom(func(fn func(*index.Record) error) error {
+			for _, r := range append(slices.Clone(seg), extra...) {
+				if err := fn(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Run(bytes.NewReader(files[1]), names[1], io.Discard, true); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := second(); !slices.Equal(got, want) {
+		t.Errorf("revisits told in the later run: %q, want %q", got, want)
+	}
+	// A later segment keeps a response of the mirror's URI and payload.
+	mirror := &index.Record{ID: "<urn:uuid:p3>", URI: "http://mirror.example/report.pdf", Date: "2026-01-03T00:00:00Z",
+		Digest: sha1Digest(strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20))}
+	if got := second(mirror); slices.Contains(got, "<urn:uuid:v-mirror>") || len(got) != len(want)-1 {
+		t.Errorf("with the mirror's capture kept later: told %q", got)
 	}
 }

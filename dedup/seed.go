@@ -24,6 +24,11 @@ func (d *Deduper) Seed(r *index.Record) error {
 	if d.ran {
 		return fmt.Errorf("dedup: Seed after Run")
 	}
+	if r.Gone {
+		d.gone.seed(r.GoneKey)
+		return nil
+	}
+	d.gone.kept(r.URI, r.Digest)
 	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
 		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
 	if err != nil {
@@ -41,7 +46,9 @@ func (d *Deduper) Seed(r *index.Record) error {
 
 // Kept calls fn for every record this Deduper's Runs kept and did not
 // withdraw, in the order they were kept, with its near-duplicate page if it
-// has one: what an index takes from the run. It is called after the last
+// has one, and then for each capture they replaced with no response of its
+// URI and payload digest left (index.Record.Gone): what an index takes
+// from the run. It is called after the last
 // Run and before Close, which releases the kept records' store.
 func (d *Deduper) Kept(fn func(*index.Record) error) error {
 	pages := map[uint32]int{}
@@ -66,6 +73,13 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 			rec.Page, _ = d.near.Page(i)
 		}
 		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	// The captures replaced with none like them left, after the kept
+	// records (which a later load reads first, as they were kept first).
+	for _, k := range d.gone.still() {
+		if err := fn(&index.Record{Gone: true, GoneKey: k}); err != nil {
 			return err
 		}
 	}
@@ -98,6 +112,13 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 		defer close(pages)
 		var cur []*near.Page
 		err := load(func(r *index.Record) error {
+			if r.Gone {
+				// A capture an earlier run replaced; a later kept record of
+				// its URI and digest drops it again.
+				d.gone.seed(r.GoneKey)
+				return nil
+			}
+			d.gone.kept(r.URI, r.Digest)
 			n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
 				sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
 			if err != nil {

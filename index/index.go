@@ -63,8 +63,13 @@ import (
 )
 
 // Format is the version of the directory's layout, the MANIFEST and the
-// segments.
-const Format = 1
+// segments. Format 2 adds the replaced captures' entries (Record.Gone); an
+// index of format 1 is read as it is, and becomes format 2 with its next
+// segment.
+const Format = 2
+
+// oldestFormat is the oldest format this version reads.
+const oldestFormat = 1
 
 const (
 	manifestName = "MANIFEST"
@@ -112,14 +117,21 @@ type Record struct {
 	// crawlers (wget) write around WARC-Target-URI. Set by ReadCDX only; an
 	// index holds URIs as the records have them.
 	Bare bool
+	// Gone: the entry is no kept record but a capture a run replaced, with
+	// no response of its URI and payload digest left, named by GoneKey (a
+	// 16-byte key of the URI and digest, dedup's): a later crawl's revisit
+	// of it can no longer be resolved. Its other fields are empty.
+	Gone    bool
+	GoneKey [16]byte
 }
 
 // Segment is a run's addition to the index, as the MANIFEST lists it.
 type Segment struct {
 	Name    string    `json:"name"`
 	Created time.Time `json:"created"`
-	Records int       `json:"records"`
+	Records int       `json:"records"` // entries, replaced captures' (Gone) included
 	Pages   int       `json:"pages"`
+	Gone    int       `json:"gone,omitempty"` // replaced captures' entries
 	Bytes   int64     `json:"bytes"`
 	CRC32C  uint32    `json:"crc32c"`
 	Inputs  []string  `json:"inputs,omitempty"`
@@ -303,8 +315,8 @@ func (ix *Index) readManifest(made bool) error {
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return fmt.Errorf("%w: %s: MANIFEST: %v", ErrDamaged, ix.dir, err)
 	}
-	if probe.Format != Format {
-		return fmt.Errorf("%w: %s has format %d; this warcdedup reads format %d", ErrFormat, ix.dir, probe.Format, Format)
+	if probe.Format < oldestFormat || probe.Format > Format {
+		return fmt.Errorf("%w: %s has format %d; this warcdedup reads formats %d to %d", ErrFormat, ix.dir, probe.Format, oldestFormat, Format)
 	}
 	if err := json.Unmarshal(b, &ix.man); err != nil {
 		return fmt.Errorf("%w: %s: MANIFEST: %v", ErrDamaged, ix.dir, err)
@@ -544,6 +556,9 @@ func (w *Writer) Add(r *Record) error {
 	if r.Page != nil {
 		w.seg.Pages++
 	}
+	if r.Gone {
+		w.seg.Gone++
+	}
 	return w.err
 }
 
@@ -630,7 +645,7 @@ func (ix *Index) commit(seg Segment, from string, keep bool) error {
 	crashPoint("segment-renamed")
 	seg.Created = time.Now().UTC().Truncate(time.Second)
 	man := ix.man
-	man.Analysis = ix.analysis
+	man.Format, man.Analysis = Format, ix.analysis
 	man.Segments = append(append([]Segment(nil), man.Segments...), seg)
 	if err := writeManifest(ix.dir, man); err != nil {
 		if !keep || os.Rename(final, from) != nil {
@@ -838,6 +853,7 @@ func writeManifest(dir string, man manifest) error {
 // Stats sums an index's segments.
 type Stats struct {
 	Segments, Records, Pages int
+	Gone                     int // replaced captures' entries, of Records
 	Bytes                    int64
 	First, Last              time.Time
 }
@@ -849,6 +865,7 @@ func (ix *Index) Stats() Stats {
 		s.Segments++
 		s.Records += g.Records
 		s.Pages += g.Pages
+		s.Gone += g.Gone
 		s.Bytes += g.Bytes
 		if s.First.IsZero() || g.Created.Before(s.First) {
 			s.First = g.Created
@@ -877,6 +894,9 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(r.Offset))
 	b = append(b, r.SHA256[:]...)
+	if r.Gone {
+		return append(append(b, 2), r.GoneKey[:]...), nil
+	}
 	if r.Page == nil {
 		return append(b, 0), nil
 	}
@@ -916,6 +936,12 @@ func decodeRecord(b []byte) (*Record, error) {
 			return nil, err
 		}
 		r.Page = p
+	case 2:
+		if len(b) != len(r.GoneKey) {
+			return nil, errors.New("bad replaced capture's key")
+		}
+		r.Gone = true
+		copy(r.GoneKey[:], b)
 	default:
 		return nil, errors.New("bad page flag")
 	}

@@ -107,8 +107,9 @@ func TestRefused(t *testing.T) {
 	}
 	man := filepath.Join(dir, manifestName)
 	b, _ := os.ReadFile(man)
-	os.WriteFile(man, []byte(strings.Replace(string(b), `"format": 1`, `"format": 2`, 1)), 0o666)
-	if _, err := Open(dir, testAnalysis); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "format 2") {
+	next := fmt.Sprintf(`"format": %d`, Format+1)
+	os.WriteFile(man, []byte(strings.Replace(string(b), fmt.Sprintf(`"format": %d`, Format), next, 1)), 0o666)
+	if _, err := Open(dir, testAnalysis); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), fmt.Sprintf("format %d", Format+1)) {
 		t.Errorf("another format: %v, want ErrFormat naming it", err)
 	}
 	os.WriteFile(man, b, 0o666)
@@ -547,5 +548,42 @@ func TestOpenReadOnly(t *testing.T) {
 	ix.Close()
 	if after := testfs.Files(t, dir); !reflect.DeepEqual(after, before) {
 		t.Errorf("reading changed the index:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// TestGoneEntries: a replaced capture's entry (Record.Gone) is written and
+// read back in its place among the kept records, counted apart in the
+// segment; an index of format 1, which has none, is read as it is and
+// written as the current format with its next segment.
+func TestGoneEntries(t *testing.T) {
+	dir := t.TempDir()
+	addSegment(t, dir, records(0, 4))
+	man := filepath.Join(dir, manifestName)
+	b, _ := os.ReadFile(man)
+	old := strings.Replace(string(b), fmt.Sprintf(`"format": %d`, Format), `"format": 1`, 1)
+	if old == string(b) {
+		t.Fatal("the MANIFEST names no format")
+	}
+	os.WriteFile(man, []byte(old), 0o666)
+	gone := &Record{Gone: true}
+	copy(gone.GoneKey[:], "0123456789abcdef")
+	addSegment(t, dir, append(records(4, 2), gone))
+	ix, err := Open(dir, testAnalysis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var got []*Record
+	if err := ix.Load(func(r *Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 7 || !got[6].Gone || got[6].GoneKey != gone.GoneKey || got[5].Gone || got[6].Page != nil {
+		t.Errorf("entries read: %d, last %+v", len(got), got[len(got)-1])
+	}
+	if st := ix.Stats(); st.Records != 7 || st.Gone != 1 {
+		t.Errorf("stats %+v, want 7 records of which 1 gone", st)
+	}
+	if b, _ := os.ReadFile(man); !strings.Contains(string(b), fmt.Sprintf(`"format": %d`, Format)) {
+		t.Errorf("MANIFEST after a new segment:\n%s", b)
 	}
 }

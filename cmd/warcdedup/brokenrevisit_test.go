@@ -77,4 +77,18 @@ func TestBrokenRevisitWarned(t *testing.T) {
 	if got := mustRead(t, filepath.Join(out, "crawl-2.warc.gz")); !bytes.Equal(got, buf.Bytes()) {
 		t.Error("the revisits' file was changed")
 	}
+
+	// The same over two runs with one index: the first run's replaced
+	// capture is in the index, and the second run's revisit of it is told.
+	ix := filepath.Join(dir, "index")
+	if code, stderr := runCLI(t, "--index", ix, first, filepath.Join(dir, "out1")+"/"); code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	code, stderr = runCLI(t, "--index", ix, second, filepath.Join(dir, "out2")+"/")
+	if code != exitOK || !strings.Contains(stderr, want) {
+		t.Errorf("second run over the index: exit %d, the warning does not say %q:\n%s", code, want, stderr)
+	}
+	if code, stdout, _ := step(t, nil, "index", ix); code != exitOK || !strings.Contains(stdout, "1 replaced captures") {
+		t.Errorf("warcdedup index: exit %d\n%s", code, stdout)
+	}
 }

@@ -39,7 +39,7 @@ func refuseStaged(ix *index.Index, dir string) error {
 	seg, err := ix.Staged()
 	if err == nil && seg != nil {
 		err = fmt.Errorf("%w: %s holds %d kept records a cluster job staged: commit them once the job's outputs are all written (warcdedup index commit %s) or discard them (warcdedup index discard %s)",
-			index.ErrStaged, dir, seg.Records, dir, dir)
+			index.ErrStaged, dir, seg.Records-seg.Gone, dir, dir)
 	}
 	return err
 }
@@ -54,7 +54,12 @@ func commitIndex(ix *index.Index, d *dedup.Deduper, inputs []string) (records in
 	if err != nil {
 		return 0, err
 	}
-	if err := d.Kept(func(r *index.Record) error { records++; return w.Add(r) }); err != nil {
+	if err := d.Kept(func(r *index.Record) error {
+		if !r.Gone {
+			records++
+		}
+		return w.Add(r)
+	}); err != nil {
 		w.Abort()
 		return 0, err
 	}
@@ -152,14 +157,17 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 	if seg, err := ix.Staged(); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 	} else if seg != nil {
-		fmt.Fprintf(stdout, "a cluster job staged %d kept records (%d pages) that are not in the index yet: warcdedup index commit %s adds them\n", seg.Records, seg.Pages, dir)
+		fmt.Fprintf(stdout, "a cluster job staged %d kept records (%d pages) that are not in the index yet: warcdedup index commit %s adds them\n", seg.Records-seg.Gone, seg.Pages, dir)
 	}
 	st := ix.Stats()
 	fmt.Fprintf(stdout, "index %s: format %d, pages analysed as %q\n", dir, index.Format, ix.Analysis())
-	fmt.Fprintf(stdout, "%d runs, %d kept records, %d near-duplicate pages, %.1f MB on disk\n",
-		st.Segments, st.Records, st.Pages, float64(st.Bytes)/1e6)
+	fmt.Fprintf(stdout, "%d runs, %d kept records, %d near-duplicate pages, %d replaced captures (for input revisits that name them), %.1f MB on disk\n",
+		st.Segments, st.Records-st.Gone, st.Pages, st.Gone, float64(st.Bytes)/1e6)
 	for _, s := range ix.Segments() {
-		fmt.Fprintf(stdout, "  %s  %s  %d records, %d pages, %.1f MB", s.Name, s.Created.Format(time.RFC3339), s.Records, s.Pages, float64(s.Bytes)/1e6)
+		fmt.Fprintf(stdout, "  %s  %s  %d records, %d pages, %.1f MB", s.Name, s.Created.Format(time.RFC3339), s.Records-s.Gone, s.Pages, float64(s.Bytes)/1e6)
+		if s.Gone > 0 {
+			fmt.Fprintf(stdout, ", %d replaced captures", s.Gone)
+		}
 		if len(s.Inputs) > 0 {
 			fmt.Fprintf(stdout, ", from %s", s.Inputs[0])
 			if len(s.Inputs) > 1 {
@@ -192,7 +200,7 @@ func runIndexStaged(what, dir string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		return indexExit(err)
 	}
-	fmt.Fprintf(stdout, "index %s: added %d kept records (%d pages) as %s\n", dir, seg.Records, seg.Pages, seg.Name)
+	fmt.Fprintf(stdout, "index %s: added %d kept records (%d pages) as %s\n", dir, seg.Records-seg.Gone, seg.Pages, seg.Name)
 	return exitOK
 }
 

@@ -225,6 +225,11 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 		}
 		n := 0
 		err = ix.Load(func(r *index.Record) error {
+			if r.Gone {
+				// The partitioned rounds do not look for revisits of
+				// captures earlier runs replaced (docs/scale.md).
+				return nil
+			}
 			n++
 			return dedup.SeedLines(n, r, func(l dedup.Line) error {
 				line = appendLine(line[:0], l)
@@ -536,7 +541,12 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return fail("%v", err)
 		}
 		staged = 0
-		if err := d.Kept(func(r *index.Record) error { staged++; return w.Add(r) }); err != nil {
+		if err := d.Kept(func(r *index.Record) error {
+			if !r.Gone {
+				staged++
+			}
+			return w.Add(r)
+		}); err != nil {
 			w.Abort()
 			return fail("%v", err)
 		}
