@@ -7,7 +7,7 @@ import (
 
 // Sentinel errors; a [*ParseError] wraps one of them. All but ErrRead and
 // ErrSpool describe the input, and a lenient Reader turns them into
-// KindDamaged records; ErrRead and ErrSpool stop every Reader.
+// KindDamaged records; ErrRead, ErrSpool and ErrRanOn stop every Reader.
 var (
 	ErrNoMagic       = errors.New("no WARC/ or ARC record start")                 // bytes where a record should start
 	ErrVersion       = errors.New("unknown WARC version")                         // a version line other than WARC/0.17 to 1.1
@@ -22,6 +22,10 @@ var (
 	ErrSpool         = errors.New("cannot keep a record's bytes")                 // a spool's temporary file could not be written; wraps the cause
 	ErrNoRaw         = errors.New("record has no raw bytes to copy")              // CopyRaw was given a Raw without bytes (was the Reader's KeepRaw set?)
 	ErrField         = errors.New("header field cannot be written as it is")      // WriteRecord was given a name or value its Reader would not read back
+	// ErrRanOn: a gzip member gave records and then garbage before its
+	// damage showed, as a member cut short does when it decompresses on
+	// into the members after it; a lenient Reader cannot carry it over.
+	ErrRanOn = errors.New("damaged gzip member ran on past its records")
 )
 
 // ParseError reports where and how input could not be read.

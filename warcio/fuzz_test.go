@@ -80,6 +80,9 @@ func FuzzReader(f *testing.F) {
 			if err == io.EOF {
 				break
 			}
+			if errors.Is(err, ErrRanOn) {
+				return // the one damage a lenient Reader fails on
+			}
 			if err != nil {
 				t.Fatalf("lenient reader failed: %v", err)
 			}
@@ -94,7 +97,9 @@ func FuzzReader(f *testing.F) {
 				// Read some of the block as callers do, then HTTP-parse it.
 				ReadPayload(io.LimitReader(r, 1<<20), func(*HTTPResponse) int { return 1 << 16 })
 			}
-			if _, err := r.Finish(); err != nil {
+			if _, err := r.Finish(); errors.Is(err, ErrRanOn) {
+				return
+			} else if err != nil {
 				t.Fatalf("lenient finish failed: %v", err)
 			}
 			Validate(rec)

@@ -152,10 +152,16 @@ type Reader struct {
 	src     *bufio.Reader
 	arc     bool // ARC format, decided at the first record
 
-	plainPos     int64
-	memberStart  int64
-	memberDone   bool // the current gzip member has ended; a new one must be opened
-	memberRecs   int  // records started in the current member
+	plainPos    int64
+	memberStart int64
+	memberDone  bool // the current gzip member has ended; a new one must be opened
+	memberRecs  int  // records started in the current member
+	// memberGave: a record decompressed from the current member was
+	// returned complete; memberGarbage: the member gave bytes that are no
+	// record or a block that does not match its digest (see memberRanOn).
+	memberGave, memberGarbage bool
+	// lost ends a lenient Reader like a failure (memberRanOn).
+	lost         error
 	memberSpool  *Spool
 	started      bool
 	cur          *Record
@@ -259,6 +265,7 @@ func (r *Reader) openMember() error {
 	r.memberStart = r.fileOffset()
 	r.memberPlain = r.plainPos
 	r.memberRecs = 0
+	r.memberGave, r.memberGarbage = false, false
 	if r.KeepRaw {
 		s := r.spool()
 		if n := r.fbr.Buffered(); n > 0 {
@@ -363,6 +370,9 @@ func (r *Reader) Next() (*Record, error) {
 // so a lenient Reader stops too: carrying on would lose the record. The error is
 // a *ParseError naming the record being read, and sticks.
 func (r *Reader) failure() error {
+	if r.lost != nil {
+		return r.lost
+	}
 	if r.cnt.err == nil && r.spoolErr == nil && r.cnt.teeErr == nil {
 		return nil
 	}
@@ -729,6 +739,7 @@ func (r *Reader) Finish() (*Raw, error) {
 			return nil, err
 		}
 		rec.Err = err
+		r.memberGarbage = r.gzipped
 	}
 	// The record ends at the next byte that is not a newline. Newlines are kept
 	// with this record, so that copying it reproduces the input exactly.
@@ -770,6 +781,7 @@ func (r *Reader) Finish() (*Raw, error) {
 	}
 	rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
 	rec.complete = true
+	r.memberGave = r.gzipped && !r.memberDone
 	rec.Size = r.plainPos - rec.PlainOffset
 	if r.gzipped && r.memberDone && r.recAloneGzip {
 		rec.Size = r.fileOffset() - rec.Offset
@@ -854,6 +866,9 @@ func (r *Reader) finishDamaged(rec *Record, err error) (*Raw, error) {
 		// rest of the file follows as a second damaged record.
 		var pe *ParseError
 		errors.As(err, &pe)
+		if r.memberGave && r.memberGarbage {
+			return nil, r.memberRanOn(pe)
+		}
 		r.keepBuffered()
 		rec.Size = r.plainPos - rec.PlainOffset
 		r.setRaw(rec)
@@ -904,6 +919,10 @@ func (r *Reader) drainFile(s *Spool) *Spool {
 // header cut short, junk) come first as a record of their own, and the stored
 // bytes the decompressor did not reach follow (from the next Next).
 func (r *Reader) damagedRest(pe *ParseError) *Record {
+	if r.memberGave && r.memberGarbage {
+		r.memberRanOn(pe)
+		return nil
+	}
 	if r.memberSpool != nil && r.memberRecs <= 1 {
 		off := r.memberStart
 		pe.Offset, pe.Plain = off, r.memberPlain
@@ -962,6 +981,22 @@ func (r *Reader) storedRest(pe *ParseError) *Record {
 	return rec
 }
 
+// memberRanOn ends a lenient Reader when a gzip member turns out damaged
+// after a record decompressed from it was returned, and it gave garbage
+// too (bytes that are no record, or a block that does not match its
+// digest), as a member cut short does before its end is found. The
+// decompressor has then taken stored bytes that nothing returned holds as
+// stored, and a member cut short takes the members after it whole (as
+// deflate data: their records come out as garbage of this one, and a
+// record of it completed from their bytes), so what follows cannot be kept
+// as stored in one pass over a stream. The file fails, as it does read
+// strictly, and its records stay where they are, in the input.
+func (r *Reader) memberRanOn(pe *ParseError) error {
+	r.lost = &ParseError{File: r.name, Offset: r.memberStart, Plain: r.memberPlain,
+		Err: fmt.Errorf("%w (%w, found at offset %d after records decompressed from this member were read): the bytes its decompression took, which may hold whole later members (as when a member is cut short), cannot be carried over as stored, so the file is not carried over leniently", ErrRanOn, pe.Err, pe.Offset)}
+	return r.lost
+}
+
 // keepBuffered consumes the decompressed bytes waiting in the source buffer after
 // the decompressor failed, keeping them in r.plain: they are part of the file's
 // content that no record holds.
@@ -982,6 +1017,7 @@ func (r *Reader) keepBuffered() {
 // "WARC/" or the end of the gzip member, and returns them as a damaged record.
 func (r *Reader) resync(pe *ParseError) *Record {
 	rec := &Record{Kind: KindDamaged, Offset: pe.Offset, PlainOffset: pe.Plain, Err: pe}
+	r.memberGarbage = r.memberGarbage || r.gzipped
 	if r.materialize() != nil {
 		return nil // the caller reports the failure
 	}
@@ -1039,6 +1075,10 @@ func (r *Reader) resyncFailed(rec *Record, err error) *Record {
 		// the one damaged record. Returning what was decompressed of it as
 		// well would give those bytes twice.
 		return r.damagedRest(pe)
+	}
+	if r.memberGave && r.memberGarbage {
+		r.memberRanOn(pe)
+		return nil
 	}
 	// What was decompressed is this record's; the stored rest follows.
 	r.keepBuffered()

@@ -339,3 +339,41 @@ func TestTruncatedSharedMember(t *testing.T) {
 		t.Error("no cut fell in the third record's header")
 	}
 }
+
+// TestCutMemberRunsOn: a gzip member cut short in the middle of a file
+// (here its last 20 bytes gone) decompresses on into the members after it:
+// one of its records is completed from their bytes (its block digest then
+// fails), garbage follows, and their records never come out. A lenient
+// Reader cannot keep those bytes as stored once it has returned records
+// of the member: it fails, naming the member, rather than carry over a
+// file that has lost them. Strictly, the file fails as ever. The same
+// file without the cut reads whole.
+func TestCutMemberRunsOn(t *testing.T) {
+	r := func(n int) []byte { return record(t, true, n, textPage(n)) }
+	cut := r(3)
+	cut = cut[:len(cut)-20]
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		lenient bool
+		fails   bool
+	}{
+		{"a member cut short before others, lenient", cat(r(1), r(2), cut, r(4), r(5)), true, true},
+		{"a member cut short before others, strict", cat(r(1), r(2), cut, r(4), r(5)), false, true},
+		{"no cut", cat(r(1), r(2), r(3), r(4), r(5)), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, err := readAll(t, "in", tc.in, tc.lenient)
+			switch {
+			case !tc.fails && err != nil:
+				t.Fatalf("%v", err)
+			case !tc.fails && len(recs) != 5:
+				t.Errorf("%d records, want 5", len(recs))
+			case tc.fails && err == nil:
+				t.Errorf("read as %s, want a failure", kinds(recs))
+			case tc.fails && tc.lenient && !errors.Is(err, ErrRanOn):
+				t.Errorf("lenient: %v", err)
+			}
+		})
+	}
+}
