@@ -194,6 +194,9 @@ if ((${#missing[@]} > 0)); then
 	fi
 	exit 1
 fi
+# The reduce tasks' warnings that -q does not silence (input revisits whose
+# replay the job breaks) would go with the logs: they are shown.
+grep -h "input revisit" "$work"/*.log >&2 || true
 # What the job kept joins the index once every output is written.
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null

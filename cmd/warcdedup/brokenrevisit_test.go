@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,5 +91,20 @@ func TestBrokenRevisitWarned(t *testing.T) {
 	}
 	if code, stdout, _ := step(t, nil, "index", ix); code != exitOK || !strings.Contains(stdout, "1 replaced captures") {
 		t.Errorf("warcdedup index: exit %d\n%s", code, stdout)
+	}
+
+	// The steps as the local script runs them, with -q, one-task and
+	// partitioned: the warning is not silenced.
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	for _, flags := range [][]string{nil, {"-r"}} {
+		mr := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command("bash", append(append([]string{"../../scripts/mapreduce-local.sh"}, flags...), first, second, mr+"/")...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0])
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), "see README): 1\n") {
+			t.Errorf("mapreduce-local.sh %v: %v, the warning or its count missing:\n%s", flags, err, out)
+		}
 	}
 }

@@ -264,7 +264,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			log.Warn("further repeated record IDs are counted, not listed")
 		}
 	}
-	cfg.opts.BrokenRevisit = brokenRevisitWarner(log)
+	loud, _ := newLogger(stderr, *logFormat, false)
+	cfg.opts.BrokenRevisit = brokenRevisitWarner(loud)
 	var repW *writer
 	if rep != nil {
 		if repW, err = rep.create(reg, stdout, 0o644); err != nil {
@@ -648,7 +649,8 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool
 
 // brokenRevisitWarner returns the callback that warns about each input
 // revisit whose original the run replaced (dedup.Options.BrokenRevisit),
-// listing the first maxProblemLines.
+// listing the first maxProblemLines. The steps give it a logger that -q
+// does not silence: a revisit whose replay breaks is no message to lose.
 func brokenRevisitWarner(log *slog.Logger) func(file string, offset int64, id, uri, digest string) {
 	n := 0
 	return func(file string, offset int64, id, uri, digest string) {

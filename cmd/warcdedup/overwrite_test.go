@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +94,17 @@ func TestApplySameBaseName(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("apply wrote %d files before refusing", len(entries))
+	}
+	// Tasks that share the apply step each refuse them, whichever task
+	// each file falls to.
+	for task := range 2 {
+		code, _, stderr := step(t, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))), "apply", "-q", "--force", "--task", strconv.Itoa(task), "--tasks", "2", out+"/")
+		if code != exitUsage || !strings.Contains(stderr, "would both write") {
+			t.Errorf("apply --task %d --tasks 2: exit %d, %q", task, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the tasks wrote %d files", len(entries))
 	}
 }
 

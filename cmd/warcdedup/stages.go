@@ -421,7 +421,8 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		opts.Report = repW
 	}
 	set := settings(opts)
-	opts.BrokenRevisit = brokenRevisitWarner(log)
+	loud, _ := newLogger(stderr, "text", false)
+	opts.BrokenRevisit = brokenRevisitWarner(loud)
 	d := dedup.New(opts)
 	var ix *index.Index
 	if *indexDir != "" {
@@ -565,6 +566,9 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 	}
 	reg.complete()
+	if n := d.Stats.BrokenRevisits; n > 0 {
+		fmt.Fprintf(stderr, "warcdedup reduce: input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", n)
+	}
 	if !*quiet {
 		st := d.Stats
 		fmt.Fprintf(stderr, "warcdedup reduce: %d files, %d records: %d exact and %d near revisits, %.1f MB of payloads no longer stored\n",
@@ -866,15 +870,19 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error 
 		}
 		return read[o.key]
 	}
+	// Two inputs of one base name would write one output: among all the
+	// job's files, so that tasks sharing the work (--task) refuse them
+	// alike, whichever tasks the two fall to.
 	base := map[string]string{}
-	for _, in := range mine {
-		// Two inputs of one base name would write one output.
+	for _, in := range inputs {
 		if other, ok := base[filepath.Base(in)]; ok && other == in {
 			return shapeError(fmt.Sprintf("%s twice among the decisions' files: the decisions were given twice; nothing written", in))
 		} else if ok {
 			return shapeError(fmt.Sprintf("%s and %s would both write %s: nothing written", other, in, filepath.Join(outDir, filepath.Base(in))))
 		}
 		base[filepath.Base(in)] = in
+	}
+	for _, in := range mine {
 		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
 		if err != nil {
 			continue // refused, with its own reason, when the file is applied
@@ -1086,7 +1094,8 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", quiet)
 	defer onSignal(reg, log, "interrupted; the lines written to standard output are incomplete, an unfinished report is removed")()
-	r.BrokenRevisit = brokenRevisitWarner(log)
+	loud, _ := newLogger(stderr, "text", false)
+	r.BrokenRevisit = brokenRevisitWarner(loud)
 	openReport := func() (io.Writer, error) {
 		reg.expect(1)
 		o, err := classify(reportPath)
@@ -1219,11 +1228,11 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		}
 	}
 	reg.complete()
+	if r.BrokenRevisits > 0 {
+		fmt.Fprintf(stderr, "warcdedup reduce --round %s: input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", name, r.BrokenRevisits)
+	}
 	if !quiet {
 		fmt.Fprintf(stderr, "warcdedup reduce --round %s: %d lines in, %d out\n", name, n, written)
-		if r.BrokenRevisits > 0 {
-			fmt.Fprintf(stderr, "warcdedup reduce --round %s: input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", name, r.BrokenRevisits)
-		}
 		if r.Keep != nil && len(r.Inputs()) > 0 {
 			fmt.Fprintf(stderr, "warcdedup reduce --round %s: staged %d kept records in index %s: run warcdedup index commit %s once every output is written\n", name, staged, indexDir, indexDir)
 		}
