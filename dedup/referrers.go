@@ -3,6 +3,7 @@ package dedup
 import (
 	"strings"
 
+	"github.com/warcdedup/warcdedup/cdxj"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -21,15 +22,10 @@ import (
 // silent.
 
 // referring says whether rec is a revisit that names its original by payload
-// digest, as the identical-payload-digest profiles and this tool's near
-// profile do (a server-not-modified revisit names no payload).
+// digest: any revisit with a WARC-Payload-Digest, whatever its profile, as
+// pywb resolves any by URI and digest.
 func referring(rec *warcio.Record) bool {
 	if rec.Err != nil || rec.Kind != warcio.KindWARC || !strings.EqualFold(rec.Type(), "revisit") {
-		return false
-	}
-	switch rec.Header.Get("WARC-Profile") {
-	case ProfileIdentical10, ProfileIdentical11, ProfileNear:
-	default:
 		return false
 	}
 	return rec.Header.Get("WARC-Payload-Digest") != "" && referent(rec) != ""
@@ -44,14 +40,26 @@ func referent(rec *warcio.Record) string {
 }
 
 // capKey stands for a capture's target URI and payload digest: what a
-// replay tool looks a revisit's original up by. Angle brackets around the
-// URI (wget writes them) do not make another URI.
+// replay tool looks a revisit's original up by, as its index keys them:
+// the URI by its SURT (cdxj.SURT, as pywb's CDX: scheme, "www." and the
+// host's case make no other URI; angle brackets, which wget writes, make
+// none either), the digest without a "sha1:" prefix (pywb's indexer
+// strips it).
 func capKey(uri, digest string) digestKey {
-	return keyOf(strings.Trim(uri, "<>") + "\x00" + digest)
+	return keyOf(uriKey(uri) + "\x00" + digestOf(digest))
+}
+
+func uriKey(uri string) string { return cdxj.SURT(strings.Trim(uri, "<>")) }
+
+func digestOf(d string) string {
+	if len(d) > 5 && strings.EqualFold(d[:5], "sha1:") {
+		return d[5:]
+	}
+	return d
 }
 
 // sameURI says whether two target URIs name one resource, as capKey does.
-func sameURI(a, b string) bool { return strings.Trim(a, "<>") == strings.Trim(b, "<>") }
+func sameURI(a, b string) bool { return a == b || uriKey(a) == uriKey(b) }
 
 // goneSet holds the URI and digest of each response the run replaced while
 // no response with both stayed: an input revisit naming one of them can no

@@ -120,7 +120,13 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	return emit(Line{string(tagExact) + groupOf(f.digest) + " " + recKey, b})
+	group := f.digest
+	if f.cls == clsRefers && !strings.Contains(group, ":") {
+		// A revisit's digest without its algorithm (pywb's index strips
+		// "sha1:") meets the captures' as crawlers record them.
+		group = "sha1:" + group
+	}
+	return emit(Line{string(tagExact) + groupOf(group) + " " + recKey, b})
 }
 
 // SeedLines writes the line a record kept by an earlier run, read from an
