@@ -62,32 +62,9 @@ index=""
 [[ -n ${WARCDEDUP_INDEX:-} ]] && index="--index $(printf '%q' "$(realpath -m "$WARCDEDUP_INDEX")")"
 out=$(realpath -m "${!#}")
 ins=("${@:1:$#-1}")
-# The merged CDXJ index is checked before any work, as warcdedup --cdxj
-# checks its file: never one of the run's inputs or outputs, and not a file
-# that exists unless -f says so. It is written beside its place, then linked
-# there (renamed over the old file with -f), so that no file is replaced by
-# accident.
-cdxjout="" cdxjtmp=""
-if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
-	cdxjout=$(realpath -m -- "$WARCDEDUP_CDXJ")
-	for f in "${ins[@]}"; do
-		for p in "$f" "${out%/}/${f##*/}"; do
-			if [[ $cdxjout == "$(realpath -m -- "$p")" || $cdxjout -ef $p ]]; then
-				echo "mapreduce-slurm.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ is $p, one of the run's inputs or outputs: nothing done" >&2
-				exit 2
-			fi
-		done
-	done
-	if [[ -d $cdxjout ]] || { [[ -e $cdxjout || -L $WARCDEDUP_CDXJ ]] && ((!force)); }; then
-		echo "mapreduce-slurm.sh: WARCDEDUP_CDXJ $WARCDEDUP_CDXJ exists (-f replaces a file): nothing done" >&2
-		exit 2
-	fi
-	if ! cdxjtmp=$(mktemp "${cdxjout%/*}/.${cdxjout##*/}.XXXXXX"); then
-		echo "mapreduce-slurm.sh: cannot write beside WARCDEDUP_CDXJ $WARCDEDUP_CDXJ: nothing done" >&2
-		exit 2
-	fi
-	chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$cdxjtmp"
-fi
+script=mapreduce-slurm.sh
+# shellcheck source=scripts/cdxj-target.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/cdxj-target.sh"
 trap '[[ -z $cdxjtmp ]] || rm -f -- "$cdxjtmp"' EXIT
 # Each run has a directory of its own: the success marks, facts and
 # decisions of another run must never be taken for this one's.
