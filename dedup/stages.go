@@ -104,6 +104,11 @@ func (d *Deduper) pendingDecision() (*Decision, error) {
 // applyOne writes the record of it as its Decision says.
 func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
 	d.applied++
+	if it.rec.Err != nil {
+		// Carried over as it is (Options.Lenient), as judge counts it.
+		d.Stats.Damaged++
+		d.Stats.DamagedBytes += it.raw.Size
+	}
 	dec, err := d.pendingDecision()
 	if err != nil {
 		return err

@@ -24,7 +24,9 @@
 # it; TMPDIR, where the lines between the steps go.
 #
 # When a task fails, the script waits for the others of its step, then exits
-# with the failed task's status: no task runs on after the script ends.
+# with the failed task's status: no task runs on after the script ends. A job
+# that carried damaged input over (--lenient) exits 3 once every output is
+# written, as warcdedup does.
 set -euo pipefail
 
 tasks=3
@@ -72,7 +74,9 @@ wait_all() {
 	for p; do
 		s=0
 		wait "$p" || s=$?
-		if ((rc == 0)); then
+		# 3 is a task that finished with damaged input carried over
+		# (--lenient): any failure comes before it.
+		if ((rc == 0 || rc == 3 && s != 0)); then
 			rc=$s
 		fi
 	done
@@ -153,7 +157,7 @@ for f in "$work"/apply-*; do
 done
 status=0
 wait_all "${pids[@]}" || status=$?
-if ((status != 0)); then
+if ((status != 0 && status != 3)); then
 	# The reduce staged what the job kept; not every output was written,
 	# so it is not committed.
 	if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
@@ -178,3 +182,6 @@ if [[ -n $cdxjout ]]; then
 		exit 1
 	fi
 fi
+# Every output is written; 3 says damaged input was carried over into some
+# (--lenient), as warcdedup's own exit status does.
+exit "$status"

@@ -27,7 +27,8 @@
 # when the run succeeds); SBATCH_ARGS, more sbatch options (a partition, an
 # account).
 #
-# It exits 0 only when every task of every step succeeded, and adds to the
+# It exits 0 only when every task of every step succeeded (3 when they did and
+# damaged input was carried over, --lenient), and adds to the
 # index (warcdedup index commit) only then.
 set -euo pipefail
 
@@ -144,7 +145,11 @@ applyforce=""
 if ((force)); then
 	applyforce="--force"
 fi
-job apply "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $applyforce $cdxj $(q "$out/")" \
+# An apply task that carried damaged input over (--lenient) exits 3: it is
+# done, and the job ends with 3.
+job apply "st=0" "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $applyforce $cdxj $(q "$out/") || st=\$?" \
+	"((st == 0 || st == 3)) || exit \$st" \
+	"((st == 0)) || touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.damaged" \
 	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
 sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
 	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
@@ -189,6 +194,11 @@ if [[ -n $cdxjout ]]; then
 		exit 1
 	fi
 fi
+status=0
+if compgen -G "$work/apply-*.damaged" >/dev/null; then
+	status=3
+fi
 if [[ -z ${WORKDIR:-} ]]; then
 	rm -rf "$work"
 fi
+exit "$status"

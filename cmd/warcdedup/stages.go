@@ -676,6 +676,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		repeats    = map[int64]uint32{}  // from the rounds' exact round
 		written    = map[string]string{} // output base name: its input
 		n, done    int
+		damaged    int // damaged regions carried over (--lenient)
 	)
 	start := time.Now()
 	apply := func() error {
@@ -715,7 +716,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 				return shapeError(fmt.Sprintf("--cdxj: %s is also the output of %s: not written", idx.name, name))
 			}
 		}
-		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout)
+		err := applyFile(opts, name, out, *compressFlag, *force, records, decs, reg, stdout, &damaged)
 		if err == nil && lines != nil {
 			err = indexOutput(out, opts.TempDir, lines, func(m string) { log.Warn(m) })
 		}
@@ -790,6 +791,11 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "warcdedup apply: %d files written to %s in %.1f s\n", done, outDir, time.Since(start).Seconds())
+	}
+	if damaged > 0 {
+		// As a run that carried damage over ends (README, exit status).
+		fmt.Fprintf(stderr, "warcdedup apply: damaged regions carried over unchanged: %d\n", damaged)
+		return exitDamaged
 	}
 	return exitOK
 }
@@ -944,7 +950,7 @@ func applyExit(err error) int {
 
 // applyFile writes the file in to out as its decisions say: to a temporary
 // file renamed onto out, which must not exist unless force.
-func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, records int64, decs []*dedup.Decision, reg *registry, stdout io.Writer) error {
+func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, records int64, decs []*dedup.Decision, reg *registry, stdout io.Writer, damaged *int) error {
 	o, err := classify(out)
 	if err != nil {
 		return refusedOutput{err}
@@ -996,6 +1002,7 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 		w.abort()
 		return err
 	}
+	*damaged += d.Stats.Damaged
 	return w.finish()
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -1027,5 +1028,39 @@ func TestArrayShareTold(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr, tc.wantInErr)
 			}
 		})
+	}
+}
+
+// TestStepsLenientDamage: a job that carries damaged input over
+// (--lenient: here a file cut short) ends with 3, as one run does, once
+// every output is written: apply exits 3, and so does mapreduce-local.sh,
+// one-task and partitioned; the outputs are the run's, byte for byte.
+func TestStepsLenientDamage(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.warc.gz"), filepath.Join(dir, "b.warc.gz")
+	writeWARC(t, a, []testResponse{{id: uuid(1), uri: "http://a.example/1", payload: "one"}, {id: uuid(2), uri: "http://a.example/2", payload: "two"}}, 0)
+	writeWARC(t, b, []testResponse{{id: uuid(3), uri: "http://b.example/1", payload: "one"}, {id: uuid(4), uri: "http://b.example/2", payload: "three"}}, 50)
+	one := filepath.Join(dir, "one")
+	if code, stderr := runCLI(t, "-q", "--lenient", a, b, one+"/"); code != exitDamaged {
+		t.Fatalf("one run: exit %d, want 3\n%s", code, stderr)
+	}
+	for _, flags := range [][]string{nil, {"-r"}} {
+		mr := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command("bash", append(append([]string{"../../scripts/mapreduce-local.sh"}, flags...), a, b, mr+"/")...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+os.Args[0], "WARCDEDUP_FLAGS=--lenient")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitDamaged {
+			t.Errorf("mapreduce-local.sh %v: %v, want exit 3\n%s", flags, err, out)
+			continue
+		}
+		for _, n := range []string{"a.warc.gz", "b.warc.gz"} {
+			if !bytes.Equal(mustRead(t, filepath.Join(mr, n)), mustRead(t, filepath.Join(one, n))) {
+				t.Errorf("mapreduce-local.sh %v: %s differs from the run's", flags, n)
+			}
+		}
 	}
 }
