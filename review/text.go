@@ -135,6 +135,10 @@ func WARCTexts(paths []string, ids []string, maxText int) (func(recordID string)
 	return lookup, nil
 }
 
+// Files returns the files WARCTexts reads for paths: those a caller must
+// not write over while the texts are read.
+func Files(paths []string) []string { return expand(paths) }
+
 // expand turns paths into a list of files: directories give the files in
 // them, missing files are looked for by base name in the directories of the
 // others; each file appears once.

@@ -83,11 +83,13 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warcdedup: review: %s: %v\n", pos[0], err)
 		return exitFailure
 	}
-	// The WARC files the report names are read too: known only now.
-	if readsPage(rep.Files) {
+	// The WARC files the report names are read too: known only now, and
+	// with those found by base name where a named path is gone.
+	paths := append(append([]string(nil), rep.Files...), pos[1:]...)
+	if readsPage(review.Files(paths)) {
 		return exitUsage
 	}
-	texts, err := review.WARCTexts(append(append([]string(nil), rep.Files...), pos[1:]...), rep.RecordIDs(), review.DefaultMaxText)
+	texts, err := review.WARCTexts(paths, rep.RecordIDs(), review.DefaultMaxText)
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
 		return exitFailure

@@ -162,7 +162,21 @@ func TestReviewErrorLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{\"kind\":\"duplicate\"}\nnot JSON\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	check := snapshot(t, rep, in, bad)
+	// A report whose input has moved: review finds it by base name in the
+	// directory of another file it is given.
+	moved := filepath.Join(t.TempDir(), filepath.Base(in))
+	copyFile(t, in, moved)
+	other := filepath.Join(filepath.Dir(moved), "other.warc.gz")
+	copyFile(t, in, other)
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	movedRep := filepath.Join(dir, "moved.jsonl")
+	if err := os.WriteFile(movedRep, bytes.ReplaceAll(b, []byte(in), []byte(filepath.Join(dir, "gone", filepath.Base(in)))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := snapshot(t, rep, in, bad, movedRep, moved, other)
 	for _, c := range []struct {
 		name     string
 		args     func(page string) []string
@@ -173,6 +187,9 @@ func TestReviewErrorLeavesNothing(t *testing.T) {
 		{"malformed report", func(page string) []string { return []string{"review", "-o", page, bad} }, false, exitFailure, "report line 2"},
 		{"failing sync", func(page string) []string { return []string{"review", "-o", page, rep} }, true, exitFailure, "input/output error"},
 		{"page is a WARC the report names", func(string) []string { return []string{"review", "--force", "-o", in, rep} }, false, exitUsage, "which review reads"},
+		{"page is a WARC found by base name", func(string) []string {
+			return []string{"review", "--force", "-o", moved, movedRep, other}
+		}, false, exitUsage, "which review reads"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.failSync {
