@@ -171,7 +171,10 @@ if ((${#missing[@]} > 0)); then
 	# The reduce (the resolve round's task that took the run's group) may
 	# have staged what the job kept; it is not committed, as not every
 	# output was written.
-	if [[ -n ${WARCDEDUP_INDEX:-} ]] && "$bin" index "$WARCDEDUP_INDEX" 2>/dev/null | grep -q '^a cluster job staged'; then
+	# The listing is read whole before grep looks at it: under pipefail, a
+	# grep -q that stops early would end the listing with SIGPIPE, and the
+	# staged segment would go unmentioned.
+	if [[ -n ${WARCDEDUP_INDEX:-} ]] && grep -q '^a cluster job staged' <<<"$("$bin" index "$WARCDEDUP_INDEX" 2>/dev/null || true)"; then
 		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
 	fi
 	exit 1

@@ -11,7 +11,7 @@ if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 fi
-if sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
+if grep -qE '^(idle|mixed|allocated)' <<<"$(sinfo -h -o %T 2>/dev/null || true)"; then
 	exit 0 # running already
 fi
 $sudo mkdir -p "$dir"/{state,spool,log} /etc/slurm /run/munge /var/log/munge /var/lib/munge /etc/munge
@@ -58,7 +58,7 @@ CONF
 pgrep -x slurmctld >/dev/null || $sudo /usr/sbin/slurmctld
 pgrep -x slurmd >/dev/null || $sudo /usr/sbin/slurmd
 for _ in $(seq 60); do
-	if sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
+	if grep -qE '^(idle|mixed|allocated)' <<<"$(sinfo -h -o %T 2>/dev/null || true)"; then
 		exit 0
 	fi
 	sleep 1
