@@ -65,8 +65,10 @@ type Options struct {
 	// BrokenRevisit, if set, is told about each revisit record of the input
 	// that names a response this run replaced while no response with its
 	// URI and payload digest stays (see referring): replay tools can no
-	// longer resolve it. offset is the record's as stored (as warcio.Record.Offset);
-	// uri and digest are what it names.
+	// longer resolve it. It is told at Close, in input order, once every
+	// response has been judged, whichever was read first. offset is the
+	// record's as stored (as warcio.Record.Offset); uri and digest are what
+	// it names.
 	BrokenRevisit func(file string, offset int64, id, uri, digest string)
 	// NoVerify skips checking blocks against their WARC-Block-Digest.
 	NoVerify bool
@@ -141,7 +143,8 @@ type Deduper struct {
 	near   *near.Index // kept pages, made on first use
 	report *report
 	ids    *idSet
-	gone   goneSet // responses replaced with no capture of their URI and payload left
+	gone   goneSet    // responses replaced with no capture of their URI and payload left
+	visits revisitLog // the input revisits, checked against gone at Close
 	Stats  Stats
 
 	outName     string       // the next Run's output file (SetOutput)
@@ -178,7 +181,8 @@ type undo struct {
 
 // New returns a Deduper.
 func New(opts Options) *Deduper {
-	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report, opts.TempDir), ids: newIDSet()}
+	return &Deduper{opts: opts, exact: newRefStore(opts.TempDir), report: newReport(opts.Report, opts.TempDir), ids: newIDSet(),
+		visits: revisitLog{dir: opts.TempDir}}
 }
 
 // Withdraw withdraws the last Run, which succeeded, for when its output could
@@ -205,6 +209,7 @@ func (d *Deduper) begin() error {
 	d.exact.begin()
 	d.ids.begin()
 	d.gone.begin()
+	d.visits.begin()
 	d.undo = undo{stats: d.Stats.clone()}
 	if d.near != nil {
 		d.undo.nearDocs = d.near.Len()
@@ -217,6 +222,7 @@ func (d *Deduper) withdraw() {
 	d.exact.withdraw()
 	d.ids.withdraw()
 	d.gone.withdraw()
+	d.visits.withdraw()
 	if d.near != nil {
 		d.near.Withdraw(d.undo.nearDocs)
 	}
@@ -225,12 +231,23 @@ func (d *Deduper) withdraw() {
 	d.undo = undo{}
 }
 
-// Close ends the run: it writes the report's held lines and cluster lines
-// and releases the temporary file of kept records. The last Run can no longer
-// be withdrawn.
+// Close ends the run: it tells of the input revisits the runs broke (see
+// referring), writes the report's held lines and cluster lines and releases
+// the temporary file of kept records. The last Run can no longer be
+// withdrawn.
 func (d *Deduper) Close() error {
 	d.canWithdraw = false
-	err := d.report.close()
+	err := d.visits.each(func(file, _ string, stored int64, id, uri, digest string) {
+		if d.gone.gone(uri, digest) {
+			d.Stats.BrokenRevisits++
+			if d.opts.BrokenRevisit != nil {
+				d.opts.BrokenRevisit(file, stored, id, uri, digest)
+			}
+		}
+	})
+	if rerr := d.report.close(); err == nil {
+		err = rerr
+	}
 	if cerr := d.exact.close(); err == nil {
 		err = cerr
 	}

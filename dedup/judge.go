@@ -189,8 +189,9 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		d.Stats.SkippedSmall++
 		return pass()
 	case clsRefers:
-		if d.gone.gone(f.uri, f.digest) {
-			d.brokenRevisit(name, f)
+		// Checked at Close, once every response is judged.
+		if err := d.visits.add(name, "", f.stored, f.id, f.uri, f.digest); err != nil {
+			return dec, err
 		}
 		return pass()
 	default:
@@ -409,13 +410,4 @@ func shortBody(pay *warcio.Payload) bool {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
 	return err == nil && pay.Length < n
-}
-
-// brokenRevisit counts and reports an input revisit that names a response
-// the run replaced, with none like it left (see referring).
-func (d *Deduper) brokenRevisit(name string, f *Fact) {
-	d.Stats.BrokenRevisits++
-	if d.opts.BrokenRevisit != nil {
-		d.opts.BrokenRevisit(name, f.stored, f.id, f.uri, f.digest)
-	}
 }

@@ -1,9 +1,15 @@
 package dedup
 
 import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/warcdedup/warcdedup/cdxj"
+	"github.com/warcdedup/warcdedup/internal/tempfile"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -17,9 +23,9 @@ import (
 // capture at another URI (an exact copy) or of another payload (a near
 // duplicate), and no other response with R's URI and digest stays, nothing
 // resolves V any more. V itself passes through as every record other than a
-// response does; the run counts it and tells the caller (Options.
-// BrokenRevisit), naming the record, so that the loss of V's replay is never
-// silent.
+// response does; once every response of the runs has been judged (Close),
+// the run counts it and tells the caller (Options.BrokenRevisit), naming the
+// record, so that the loss of V's replay is never silent.
 
 // referring says whether rec is a revisit that names its original by payload
 // digest: any revisit with a WARC-Payload-Digest, whatever its profile, as
@@ -158,4 +164,114 @@ func (s *goneSet) gone(uri, digest string) bool {
 	}
 	_, ok := s.m[capKey(uri, digest)]
 	return ok
+}
+
+// revisitLog holds the input revisits of the runs until they end, in a
+// temporary file: whether one is broken is known only once every response
+// of the runs has been judged. A revisit read before the response it names
+// (a writer pool's files read in name order, a revisit dated before its
+// original by a crawler's clock) would be missed if checked when read, and
+// one whose original a later file keeps would be reported wrongly. About
+// 100 bytes of disk a revisit, none of memory.
+type revisitLog struct {
+	dir     string
+	f       *os.File
+	w       *bufio.Writer
+	run     uint64          // the current Run's number
+	dropped map[uint64]bool // the Runs withdrawn: their revisits are skipped
+	buf     []byte
+}
+
+func (l *revisitLog) begin() { l.run++ }
+
+// add notes the revisit at offset stored (as stored) of file, with the ID,
+// URI and digest of its record, and key for the caller.
+func (l *revisitLog) add(file, key string, stored int64, id, uri, digest string) error {
+	if l.f == nil {
+		t, err := tempfile.Open(l.dir, "warcdedup-revisits-*")
+		if err != nil {
+			return fmt.Errorf("dedup: a temporary file for the input revisits: %w", err)
+		}
+		l.f, l.w = t, bufio.NewWriterSize(t, 64<<10)
+	}
+	b := binary.AppendUvarint(l.buf[:0], l.run)
+	for _, s := range [...]string{file, key, id, uri, digest} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, stored)
+	l.buf = b
+	if _, err := l.w.Write(b); err != nil {
+		return fmt.Errorf("dedup: writing the input revisits' temporary file: %w", err)
+	}
+	return nil
+}
+
+// withdraw drops what was added since begin.
+func (l *revisitLog) withdraw() {
+	if l.dropped == nil {
+		l.dropped = map[uint64]bool{}
+	}
+	l.dropped[l.run] = true
+}
+
+// each calls fn for every revisit added and not withdrawn, in the order
+// they were added, and releases the file.
+func (l *revisitLog) each(fn func(file, key string, stored int64, id, uri, digest string)) error {
+	if l.f == nil {
+		return nil
+	}
+	f := l.f
+	l.f = nil
+	defer f.Close()
+	if err := l.w.Flush(); err != nil {
+		return fmt.Errorf("dedup: writing the input revisits' temporary file: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	var v [5]string
+	for {
+		run, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("dedup: reading the input revisits' temporary file: %w", noEOF(err))
+		}
+		for i := range v {
+			n, err := binary.ReadUvarint(r)
+			if err != nil {
+				return fmt.Errorf("dedup: reading the input revisits' temporary file: %w", noEOF(err))
+			}
+			b := make([]byte, n)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return fmt.Errorf("dedup: reading the input revisits' temporary file: %w", noEOF(err))
+			}
+			v[i] = string(b)
+		}
+		stored, err := binary.ReadVarint(r)
+		if err != nil {
+			return fmt.Errorf("dedup: reading the input revisits' temporary file: %w", noEOF(err))
+		}
+		if !l.dropped[run] {
+			fn(v[0], v[1], stored, v[2], v[3], v[4])
+		}
+	}
+}
+
+// close releases the file unread.
+func (l *revisitLog) close() {
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }

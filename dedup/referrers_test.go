@@ -2,8 +2,10 @@ package dedup
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha1"
 	"encoding/base32"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -129,8 +131,15 @@ type brokenRec struct {
 // the partitioned rounds. With --near=annotate the near duplicate stays,
 // and so does the revisit naming it.
 func TestBrokenRevisits(t *testing.T) {
-	names, files, want := brokenCase(t)
-	for _, annotate := range []bool{false, true} {
+	names0, files0, want := brokenCase(t)
+	for _, c := range []struct{ annotate, revisitsFirst bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		annotate := c.annotate
+		// Read before the responses they name (a writer pool's files in
+		// name order), the revisits are told all the same.
+		names, files, rev := names0, files0, 1
+		if c.revisitsFirst {
+			names, files, rev = []string{names0[1], names0[0]}, [][]byte{files0[1], files0[0]}, 0
+		}
 		opts := DefaultOptions()
 		wantIDs := want
 		if annotate {
@@ -147,19 +156,19 @@ func TestBrokenRevisits(t *testing.T) {
 			if err := d.Run(bytes.NewReader(in), names[i], &out, true); err != nil {
 				t.Fatal(err)
 			}
-			if i == 1 && !bytes.Equal(out.Bytes(), in) {
-				t.Errorf("annotate %v: the revisits' file changed", annotate)
+			if i == rev && !bytes.Equal(out.Bytes(), in) {
+				t.Errorf("%+v: the revisits' file changed", c)
 			}
 		}
 		if err := d.Close(); err != nil {
 			t.Fatal(err)
 		}
-		checkBroken(t, "one machine", files[1], got, wantIDs)
+		checkBroken(t, fmt.Sprintf("one machine %+v", c), files[rev], got, wantIDs)
 		if d.Stats.BrokenRevisits != len(wantIDs) {
-			t.Errorf("one machine: Stats.BrokenRevisits %d, want %d", d.Stats.BrokenRevisits, len(wantIDs))
+			t.Errorf("one machine %+v: Stats.BrokenRevisits %d, want %d", c, d.Stats.BrokenRevisits, len(wantIDs))
 		}
 		if d.Stats.NearRevisits+d.Stats.Revisits != 3-btoi(annotate) {
-			t.Errorf("annotate %v: %d near and %d exact revisits: the case no longer replaces what it should", annotate, d.Stats.NearRevisits, d.Stats.Revisits)
+			t.Errorf("%+v: %d near and %d exact revisits: the case no longer replaces what it should", c, d.Stats.NearRevisits, d.Stats.Revisits)
 		}
 
 		// Judge, the one-task reduce, over the Facts Map makes.
@@ -187,7 +196,7 @@ func TestBrokenRevisits(t *testing.T) {
 			}
 		}
 		j.Close()
-		checkBroken(t, "judge", files[1], got, wantIDs)
+		checkBroken(t, fmt.Sprintf("judge %+v", c), files[rev], got, wantIDs)
 
 		// The partitioned rounds.
 		var lines []Line
@@ -218,10 +227,12 @@ func TestBrokenRevisits(t *testing.T) {
 			}
 			lines = next
 			if name == "resolve" && r.BrokenRevisits != len(wantIDs) {
-				t.Errorf("rounds: BrokenRevisits %d, want %d", r.BrokenRevisits, len(wantIDs))
+				t.Errorf("rounds %+v: BrokenRevisits %d, want %d", c, r.BrokenRevisits, len(wantIDs))
 			}
 		}
-		checkBroken(t, "rounds", files[1], got, wantIDs)
+		// The rounds tell a revisit read before what it names at the end.
+		slices.SortStableFunc(got, func(a, b brokenRec) int { return cmp.Compare(a.offset, b.offset) })
+		checkBroken(t, fmt.Sprintf("rounds %+v", c), files[rev], got, wantIDs)
 	}
 }
 
@@ -326,7 +337,6 @@ func TestBrokenRevisitsAcrossRuns(t *testing.T) {
 		o := opts
 		o.BrokenRevisit = func(file string, offset int64, id, uri, digest string) { got = append(got, id) }
 		d := New(o)
-		defer d.Close()
 		if err := d.SeedFrom(func(fn func(*index.Record) error) error {
 			for _, r := range append(slices.Clone(seg), extra...) {
 				if err := fn(r); err != nil {
@@ -340,6 +350,13 @@ func TestBrokenRevisitsAcrossRuns(t *testing.T) {
 		if err := d.Run(bytes.NewReader(files[1]), names[1], io.Discard, true); err != nil {
 			t.Fatal(err)
 		}
+		// The revisits are told at Close, once every response is judged.
+		if len(got) != 0 {
+			t.Errorf("revisits told before Close: %q", got)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
 		return got
 	}
 	if got := second(); !slices.Equal(got, want) {
@@ -350,5 +367,105 @@ func TestBrokenRevisitsAcrossRuns(t *testing.T) {
 		Digest: sha1Digest(strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20))}
 	if got := second(mirror); slices.Contains(got, "<urn:uuid:v-mirror>") || len(got) != len(want)-2 {
 		t.Errorf("with the mirror's capture kept later: told %q", got)
+	}
+}
+
+// TestRevisitResolvedLater: a revisit whose original was replaced across
+// URIs when the revisit was read is not broken if a later file keeps a
+// capture of its URI and payload (captured earlier than the kept copy):
+// whether it is broken is told once every response is judged, the same in
+// one run and in the partitioned rounds.
+func TestRevisitResolvedLater(t *testing.T) {
+	pdf := strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20)
+	crawl := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:k>", uri: "http://cdn.example/r.pdf", date: "2026-01-02T00:00:00Z", body: pdf},
+		capture{typ: "response", id: "<urn:uuid:r>", uri: "http://mirror.example/r.pdf", date: "2026-01-03T00:00:00Z", body: pdf},
+		capture{typ: "revisit", id: "<urn:uuid:v>", uri: "http://mirror.example/r.pdf", date: "2026-01-04T00:00:00Z",
+			digest: sha1Digest(pdf), refersTo: "http://mirror.example/r.pdf"},
+	)
+	// An older capture of the mirror's copy, in a file read later: kept,
+	// as it was captured before the kept copy.
+	older := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:r0>", uri: "http://mirror.example/r.pdf", date: "2026-01-01T00:00:00Z", body: pdf},
+	)
+	for _, c := range []struct {
+		files [][]byte
+		want  int
+	}{{[][]byte{crawl}, 1}, {[][]byte{crawl, older}, 0}} {
+		names := []string{"crawl.warc.gz", "older.warc.gz"}[:len(c.files)]
+		var told []string
+		opts := DefaultOptions()
+		opts.BrokenRevisit = func(file string, offset int64, id, uri, digest string) { told = append(told, id) }
+		d := New(opts)
+		for i, in := range c.files {
+			if err := d.Run(bytes.NewReader(in), names[i], io.Discard, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(told) != c.want || d.Stats.BrokenRevisits != c.want || d.Stats.Revisits != 1 {
+			t.Errorf("one run over %d files: told %q (%d counted), %d exact revisits; want %d told, 1 revisit",
+				len(c.files), told, d.Stats.BrokenRevisits, d.Stats.Revisits, c.want)
+		}
+
+		told = told[:0]
+		var lines []Line
+		for i, in := range c.files {
+			m := New(opts)
+			fk := FileKey(time.Time{}, false, uint64(i))
+			if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+				return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), func(l Line) error { lines = append(lines, l); return nil })
+			}); err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			if err := NameLine(fk, names[i], func(l Line) error { lines = append(lines, l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range RoundNames {
+			r, err := NewRound(name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.BrokenRevisit = opts.BrokenRevisit
+			sortLines(lines)
+			var next []Line
+			if err := r.Groups(lines, func(l Line) error { next = append(next, l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			lines = next
+		}
+		if len(told) != c.want {
+			t.Errorf("the rounds over %d files: told %q, want %d", len(c.files), told, c.want)
+		}
+	}
+}
+
+// TestWithdrawnRevisits: the revisits of a Run withdrawn (its output not
+// kept) are not told at Close; a later Run's are.
+func TestWithdrawnRevisits(t *testing.T) {
+	names, files, want := brokenCase(t)
+	var told []string
+	opts := DefaultOptions()
+	opts.BrokenRevisit = func(file string, offset int64, id, uri, digest string) { told = append(told, id) }
+	d := New(opts)
+	for i, in := range files {
+		if err := d.Run(bytes.NewReader(in), names[i], io.Discard, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Withdraw()
+	// The revisits' file again, its output kept this time.
+	if err := d.Run(bytes.NewReader(files[1]), "again.warc.gz", io.Discard, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(told, want) || d.Stats.BrokenRevisits != len(want) {
+		t.Errorf("told %q (%d counted), want %q", told, d.Stats.BrokenRevisits, want)
 	}
 }

@@ -121,10 +121,16 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 		return err
 	}
 	group := f.digest
-	if f.cls == clsRefers && !strings.Contains(group, ":") {
-		// A revisit's digest without its algorithm (pywb's index strips
-		// "sha1:") meets the captures' as crawlers record them.
-		group = "sha1:" + group
+	if f.cls == clsRefers {
+		if !strings.Contains(group, ":") {
+			// A revisit's digest without its algorithm (pywb's index strips
+			// "sha1:") meets the captures' as crawlers record them.
+			group = "sha1:" + group
+		}
+		// After every capture of the group, whatever the order they were
+		// read in: whether the capture a revisit names stays is known once
+		// the group's captures are all decided.
+		recKey = string(laterRefers) + recKey
 	}
 	return emit(Line{string(tagExact) + groupOf(group) + " " + recKey, b})
 }
@@ -150,6 +156,15 @@ func NameLine(fileKey, path string, emit func(Line) error) error {
 
 // seedKey says whether a record key is an index record's (SeedLines).
 func seedKey(k string) bool { return strings.HasPrefix(k, "/") }
+
+// laterRefers comes before the record key of an input revisit's line in
+// the exact round (RoundFacts): it sorts after the record keys of files
+// ('0', '1') and of an index ('/').
+const laterRefers = '~'
+
+// refersKey returns the record key of an input revisit's exact line as it
+// was before RoundFacts put laterRefers in front of it.
+func refersKey(k string) string { return strings.TrimPrefix(k, string(laterRefers)) }
 
 // seedFact is the Fact of an index record: an eligible record with its
 // page, if it has one.
@@ -214,6 +229,9 @@ type Rounds struct {
 	subject string
 	events  []event
 	prev    Line
+	// late: the input revisits naming a capture decided after them, for
+	// the end of the round.
+	late revisitLog
 }
 
 // NewRound returns the round of that name (RoundNames) with the decision's
@@ -223,7 +241,7 @@ func NewRound(name string, opts Options) (*Rounds, error) {
 		return nil, fmt.Errorf("dedup: no round %q (want one of %s)", name, strings.Join(RoundNames, ", "))
 	}
 	opts.Report = nil
-	return &Rounds{round: name, opts: opts, finals: newFinalStore(opts.TempDir)}, nil
+	return &Rounds{round: name, opts: opts, finals: newFinalStore(opts.TempDir), late: revisitLog{dir: opts.TempDir}}, nil
 }
 
 func subjectOf(key string) string {
@@ -533,14 +551,19 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			keep = e.rec
 		case evRefer:
 			// An input revisit: passed through; it is broken if what it names
-			// was replaced (as the run's goneSet tells).
+			// was replaced (as the run's goneSet tells). A capture read after
+			// the revisit is decided later in the round: checked at its end
+			// (Flush).
+			if e.kept != "" && !annotate && e.kept > evs[0].subject {
+				if err := r.late.add(r.paths[fileOf(e.subject)], e.kept, e.dec.Offset, e.id, e.uri, e.dec.digest); err != nil {
+					return err
+				}
+				continue
+			}
 			if e.kept != "" && (annotate || !r.finals.has(e.kept)) {
 				continue
 			}
-			r.BrokenRevisits++
-			if r.BrokenRevisit != nil {
-				r.BrokenRevisit(r.paths[fileOf(e.subject)], e.dec.Offset, e.id, e.uri, e.dec.digest)
-			}
+			r.brokenRevisit(r.paths[fileOf(e.subject)], e.dec.Offset, e.id, e.uri, e.dec.digest)
 		}
 	}
 	if dec == nil {
@@ -575,6 +598,15 @@ func (r *Rounds) settle(emit func(Line) error) error {
 	}
 	v := append([]byte{ValDecision}, dec.AppendBinary(nil)...)
 	return emit(Line{fileOf(evs[0].subject), v})
+}
+
+// brokenRevisit counts and tells of an input revisit whose original the
+// run replaced.
+func (r *Rounds) brokenRevisit(file string, stored int64, id, uri, digest string) {
+	r.BrokenRevisits++
+	if r.BrokenRevisit != nil {
+		r.BrokenRevisit(file, stored, id, uri, digest)
+	}
 }
 
 // reportLine writes the report's line for the decision over the subject of
@@ -660,6 +692,14 @@ func (r *Rounds) Add(l Line, emit func(Line) error) error {
 func (r *Rounds) Flush(emit func(Line) error) error {
 	if r.round == "resolve" {
 		err := r.settle(emit)
+		if err == nil {
+			err = r.late.each(func(file, kept string, stored int64, id, uri, digest string) {
+				if r.finals.has(kept) {
+					r.brokenRevisit(file, stored, id, uri, digest)
+				}
+			})
+		}
+		r.late.close()
 		if cerr := r.finals.close(); err == nil {
 			err = cerr
 		}
@@ -926,7 +966,7 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 		return err
 	}
 	if f.cls == clsRefers {
-		return r.referLine(k, f, emit)
+		return r.referLine(refersKey(k), f, emit)
 	}
 	if lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{} || later(lead.date, f.date) ||
 		g.leadRef.seed && lead.id == f.id && f.id != "" {
