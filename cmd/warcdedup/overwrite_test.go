@@ -635,3 +635,37 @@ func TestApplyDecisionsTwice(t *testing.T) {
 		t.Errorf("apply of every decision line twice: exit %d, %q", code, stderr)
 	}
 }
+
+// TestApplyRefusesExistingFirst: an output that exists (without --force)
+// is refused before any output is written, whichever file's it is: the
+// files applied before it are not written either (exit 2). With --force
+// every output is written.
+func TestApplyRefusesExistingFirst(t *testing.T) {
+	ins := stageFiles(t)
+	dec := decisionsFor(t, ins)
+	first := firstApplied(t, dec)
+	var later string
+	for _, in := range ins {
+		if in != first {
+			later = in
+		}
+	}
+	out := t.TempDir()
+	old := filepath.Join(out, filepath.Base(later))
+	if err := os.WriteFile(old, []byte("an earlier output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := step(t, dec, "apply", "-q", out+"/")
+	if code != exitUsage || !strings.Contains(stderr, old+" already exists") || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("exit %d, %q; want %d, naming %s", code, stderr, exitUsage, old)
+	}
+	if ns := names(t, out); !slices.Equal(ns, []string{filepath.Base(later)}) || string(mustRead(t, old)) != "an earlier output" {
+		t.Errorf("after the refusal the directory holds %v", ns)
+	}
+	if code, _, stderr := step(t, dec, "apply", "-q", "--force", out+"/"); code != exitOK {
+		t.Fatalf("--force: exit %d, %s", code, stderr)
+	}
+	if string(mustRead(t, old)) == "an earlier output" {
+		t.Error("--force left the earlier output")
+	}
+}

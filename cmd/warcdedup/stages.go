@@ -662,7 +662,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		return fail("reading the decisions: %v", err)
 	}
 	defer spool.Close()
-	if err := checkApplyOutputs(outDir, inputs, mine, idx); err != nil {
+	if err := checkApplyOutputs(outDir, inputs, mine, idx, *force); err != nil {
 		return fail("%v", err)
 	}
 	sh.took("apply", len(mine), len(inputs), *quiet, stderr)
@@ -860,7 +860,7 @@ func spoolDecisions(in io.Reader, tmp string, sh *share) (spool *os.File, inputs
 // all: an output that is a link to another input would replace it), and
 // the --cdxj file idx if it is an input. The one-machine run refuses the
 // same (plan).
-func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error {
+func checkApplyOutputs(outDir string, inputs, mine []string, idx *output, force bool) error {
 	// Each input is looked at once, whatever the number of outputs.
 	read := map[fileKey]string{}
 	for _, in := range inputs {
@@ -888,6 +888,10 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error 
 		}
 		base[filepath.Base(in)] = in
 	}
+	// An output that exists is refused before any is written, not at its
+	// turn after the ones before it (it may still appear meanwhile: then
+	// it is refused at its turn).
+	var outs []*output
 	for _, in := range mine {
 		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
 		if err != nil {
@@ -895,6 +899,12 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output) error 
 		}
 		if other := isInput(o); other != "" {
 			return shapeError(fmt.Sprintf("output %s is the input %s: nothing written", o.name, other))
+		}
+		outs = append(outs, o)
+	}
+	if !force {
+		if err := existing(outs); err != nil {
+			return refusedOutput{fmt.Errorf("%w; nothing written", err)}
 		}
 	}
 	if other := isInput(idx); other != "" {

@@ -568,7 +568,7 @@ func TestStepErrors(t *testing.T) {
 	}
 	checkOutputs(t, runOrder(ins), outsIn(out, runOrder(ins)))
 	// Applied again: the outputs exist.
-	if code, _, stderr := step(t, []byte(decisions), "apply", "-q", out+"/"); code != exitUsage || !strings.Contains(stderr, "exists") {
+	if code, _, stderr := step(t, []byte(decisions), "apply", "-q", out+"/"); code != exitUsage || !strings.Contains(stderr, "4 outputs already exist") {
 		t.Errorf("outputs that exist: exit %d, %q", code, stderr)
 	}
 	// day2's file replaced by day3's under its name: the decisions are
