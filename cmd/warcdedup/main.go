@@ -217,6 +217,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	defer onSignal(reg, log, interrupted)()
+	for _, j := range jobs {
+		reg.protect(j.in)
+	}
 	if err := prepare(outs, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
 		return prepareExit(err)

@@ -233,7 +233,7 @@ func (o *output) unlock(reg *registry) {
 // removeStale removes the temporary files of outputs whose lock the run holds,
 // left by a run that was killed without a chance to remove them (kill -9, a
 // crash, a power cut): while the lock is held no other run writes them.
-func removeStale(outs []*output) error {
+func removeStale(outs []*output, reg *registry) error {
 	byDir := map[string][]*output{}
 	for _, o := range outs {
 		if o.lock != nil {
@@ -256,7 +256,7 @@ func removeStale(outs []*output) error {
 		}
 		for _, o := range dirOuts {
 			for _, n := range names[filepath.Base(o.path)] {
-				if isTempOf(n, o.path) {
+				if isTempOf(n, o.path) && !reg.kept(filepath.Join(dir, n)) {
 					if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						return err
 					}
@@ -280,9 +280,37 @@ type registry struct {
 	// finished names the outputs complete, in order, and unfinished those
 	// begun and not complete: what an interrupted run says of its outputs.
 	finished, unfinished []string
+	// keep are the files the command reads (its inputs): removeStale never
+	// takes one for a killed run's temporary file, whatever its name.
+	keep map[fileKey]bool
 }
 
-func newRegistry() *registry { return &registry{files: map[string]bool{}} }
+func newRegistry() *registry { return &registry{files: map[string]bool{}, keep: map[fileKey]bool{}} }
+
+// protect notes files the command reads, which are never removed.
+func (r *registry) protect(paths ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			if k, ok := keyOf(fi); ok {
+				r.keep[k] = true
+			}
+		}
+	}
+}
+
+// kept says whether the file at path is one the command reads.
+func (r *registry) kept(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	k, ok := keyOf(fi)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ok && r.keep[k]
+}
 
 // expect counts n more things the command must do before a signal may be
 // ignored; complete, or a complete output, counts one of them done.

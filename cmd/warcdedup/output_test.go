@@ -448,6 +448,21 @@ func TestKilledRunsFilesRemoved(t *testing.T) {
 	}
 }
 
+// TestInputNamedAsTemporary: an input named as a killed run's temporary
+// file of the output is read, not removed as one. (apply cannot meet one:
+// such an input would be in the output directory, and its own output.)
+func TestInputNamedAsTemporary(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, ".x.warc.gz"+tempInfix+"5")
+	copyFile(t, samplePath, in)
+	check := snapshot(t, in)
+	if code, msg := runCLI(t, "-q", in, filepath.Join(dir, "x.warc.gz")); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	check()
+
+}
+
 // TestConcurrentRunsOneOutput: a second run for an output that a run is
 // writing fails at once, with exit 1, and touches nothing; the first finishes.
 func TestConcurrentRunsOneOutput(t *testing.T) {

@@ -265,7 +265,7 @@ func prepare(outs []*output, force bool, reg *registry) error {
 				return err
 			}
 		}
-		return removeStale(outs)
+		return removeStale(outs, reg)
 	}()
 	if err != nil {
 		for _, o := range outs {

@@ -73,6 +73,7 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", false)
 	defer onSignal(reg, log, "interrupted; the page is not written")()
+	reg.protect(pos[0])
 	if err := prepare([]*output{o}, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: review: %v\nnothing was written\n", err)
 		return prepareExit(err)

@@ -665,6 +665,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	if err := checkApplyOutputs(outDir, inputs, mine, idx, *force); err != nil {
 		return fail("%v", err)
 	}
+	reg.protect(inputs...)
 	sh.took("apply", len(mine), len(inputs), *quiet, stderr)
 	sc := bufio.NewScanner(spool)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
@@ -973,6 +974,7 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 		}
 	}
 	reg.expect(1)
+	reg.protect(in)
 	if err := prepare([]*output{o}, force, reg); err != nil {
 		return refusedOutput{err}
 	}
