@@ -551,6 +551,22 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 	return nil
 }
 
+// stopSignals are the signals that stop a command: SIGINT, SIGTERM and
+// SIGHUP, less those the process was started ignoring. signal.Notify would
+// make an ignored one stop the run: nohup ignores SIGHUP so that a run
+// outlives its terminal, and a non-interactive shell starts background
+// jobs ignoring SIGINT. Taken before main, as Notify changes what
+// signal.Ignored reports.
+var stopSignals = func() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
+}()
+
 // onSignal makes SIGINT, SIGTERM and SIGHUP remove the command's temporary
 // and lock files (and an unfinished --cpuprofile) and log msg, with the outputs finished and not, before the
 // process exits with 128 and the signal's number, as a shell reports a
@@ -559,7 +575,9 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 // send SIGTERM, and SIGKILL after a grace period, which leaves the files).
 func onSignal(reg *registry, log *slog.Logger, msg string) (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	if len(stopSignals) > 0 { // Notify with none relays every signal
+		signal.Notify(ch, stopSignals...)
+	}
 	handOverProfile()
 	done := make(chan struct{})
 	go func() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -372,6 +373,51 @@ func hasTemp(dir string) bool {
 		}
 	}
 	return false
+}
+
+// TestIgnoredSignals: a run started ignoring SIGHUP (nohup) or SIGINT (a
+// background job of a non-interactive shell) goes on when it comes, and
+// writes its output; SIGTERM still stops it. With and without a profile,
+// whose handler takes the signals first.
+func TestIgnoredSignals(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to start the run ignoring a signal")
+	}
+	for _, c := range []struct {
+		sig     syscall.Signal
+		profile bool
+	}{{syscall.SIGHUP, false}, {syscall.SIGINT, false}, {syscall.SIGHUP, true}} {
+		t.Run(fmt.Sprintf("%v profile %v", c.sig, c.profile), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.warc.gz")
+			args := []string{"-c", fmt.Sprintf(`trap "" %d; exec "$0" "$@"`, int(c.sig)), os.Args[0], "-q", "-", out}
+			if c.profile {
+				args = append(args, "--cpuprofile", filepath.Join(t.TempDir(), "cpu.prof"))
+			}
+			cmd := exec.Command("sh", args...)
+			cmd.Env = append(os.Environ(), mainEnv+"=1")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the temporary output", func() bool { return hasTemp(dir) })
+			cmd.Process.Signal(c.sig)
+			time.Sleep(200 * time.Millisecond)
+			stdin.Write(mustRead(t, samplePath))
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			if _, err := os.Stat(out); err != nil {
+				t.Errorf("no output: %v", err)
+			}
+		})
+	}
 }
 
 // TestSignalRemovesTemporaryFiles: SIGINT, SIGTERM and SIGHUP end a run with

@@ -69,12 +69,14 @@ func startProfile(path string, stderr io.Writer) int {
 	return -1
 }
 
-// profileSignals handles SIGINT, SIGTERM and SIGHUP until the command's
+// profileSignals handles the stopSignals until the command's
 // handler takes over (handOverProfile): the temporary profile is removed and
 // the process exits with 128 and the signal's number.
 func profileSignals(stderr io.Writer) (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	if len(stopSignals) > 0 { // Notify with none relays every signal
+		signal.Notify(ch, stopSignals...)
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
