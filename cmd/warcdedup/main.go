@@ -192,6 +192,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 		return exitUsage
 	}
+	if err := checkSides(jobs, side, *indexDir, *cdxjPath != "", cfg.dryRun, stdout); err != nil {
+		return usageError(stderr, err.Error())
+	}
 	outs := make([]*output, 0, len(jobs)+1)
 	for _, j := range jobs {
 		if !cfg.dryRun { // a dry run writes no WARC file, and locks none

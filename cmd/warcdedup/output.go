@@ -47,6 +47,15 @@ func (o *output) shown() string {
 	return o.name
 }
 
+// anyKeyOf identifies a file of any type (a pipe, a terminal).
+func anyKeyOf(fi fs.FileInfo) (fileKey, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileKey{}, false
+	}
+	return fileKey{uint64(st.Dev), st.Ino}, true
+}
+
 // fileKey identifies a file: two names with the same key are one file.
 type fileKey struct{ dev, ino uint64 }
 

@@ -152,6 +152,11 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 	var jobs []job
 	var outs []*output
 	paths := map[string]string{}
+	// Streams by identity: standard output and a name for the same pipe,
+	// terminal or file (/dev/stdout, /proc/self/fd/1) would interleave two
+	// outputs in one. /dev/null takes any number.
+	streams := map[fileKey]string{}
+	devNull, _ := streamKey("/dev/null")
 	add := func(name, by string) (*output, error) {
 		o, err := classify(name)
 		if err != nil {
@@ -167,10 +172,26 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 			return nil, fmt.Errorf("output %s is %s", name, in)
 		}
 		if o.kind != outStream {
-			if other, ok := paths[o.path]; ok {
+			// One file however it is spelled (dir/../dir/x, dir//x): the
+			// run would write it twice.
+			p := canonicalPath(o.path)
+			if other, ok := paths[p]; ok {
 				return nil, fmt.Errorf("%s and %s would both write %s", other, by, o.path)
 			}
-			paths[o.path] = by
+			paths[p] = by
+		}
+		var k fileKey
+		ok := false
+		if o.kind == outStdout {
+			k, ok = streamKeyOf(stdout)
+		} else {
+			k, ok = streamKey(name)
+		}
+		if ok && k != devNull {
+			if other, dup := streams[k]; dup {
+				return nil, fmt.Errorf("%s and %s would both write %s", other, by, o.shown())
+			}
+			streams[k] = by
 		}
 		outs = append(outs, o)
 		return o, nil
@@ -230,6 +251,117 @@ func fileKeyOf(v any) (fileKey, bool) {
 		return fileKey{}, false
 	}
 	return keyOf(fi)
+}
+
+// checkSides refuses outputs that --index and --cdxj cannot stand for:
+//   - with --index, an output in the index's directory (written over the
+//     index, --force or not), and a WARC output that is no file (a pipe, a
+//     device, /dev/null): the index would hand later runs records kept
+//     nowhere, and their revisits would name nothing;
+//   - with --cdxj, two outputs of one base name: the index names each
+//     output by its base name (as pywb's CDXJ does), and would name two.
+func checkSides(jobs []job, side map[string]*output, indexDir string, cdxj, dryRun bool, stdout io.Writer) error {
+	if indexDir != "" {
+		outs := make([]*output, 0, len(jobs)+len(side))
+		for _, j := range jobs {
+			outs = append(outs, j.out)
+		}
+		for _, flag := range slices.Sorted(maps.Keys(side)) {
+			outs = append(outs, side[flag])
+		}
+		if err := notInIndexDir(outs, indexDir); err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if dryRun {
+				break
+			}
+			stream := j.out.kind == outStream
+			if j.out.kind == outStdout {
+				_, regular := fileKeyOf(stdout)
+				stream = !regular
+			}
+			if stream {
+				return fmt.Errorf("--index adds the records this run keeps, for later runs' revisits to name: output %s is a pipe or a device, not a file, so they may be kept nowhere; write it to a file", j.out.shown())
+			}
+		}
+	}
+	if cdxj {
+		base := map[string]string{}
+		for _, j := range jobs {
+			b := filepath.Base(j.out.name)
+			if other, ok := base[b]; ok {
+				return fmt.Errorf("--cdxj names each output by its base name, and %s and %s are both %s: write them to separate runs or directories of their own", other, j.out.name, b)
+			}
+			base[b] = j.out.name
+		}
+	}
+	return nil
+}
+
+// notInIndexDir refuses an output in the directory of an index (--index),
+// or one that is a file of it through a link: --force or not, it would be
+// written over the index.
+func notInIndexDir(outs []*output, indexDir string) error {
+	if indexDir == "" {
+		return nil
+	}
+	dir := filepath.Dir(canonicalPath(filepath.Join(indexDir, "x")))
+	inIndex := map[fileKey]bool{}
+	if ents, err := os.ReadDir(indexDir); err == nil {
+		for _, e := range ents {
+			if k, ok := streamKey(filepath.Join(indexDir, e.Name())); ok {
+				inIndex[k] = true
+			}
+		}
+	}
+	for _, o := range outs {
+		if o.kind == outStdout {
+			continue
+		}
+		k, ok := streamKey(o.name)
+		if filepath.Dir(canonicalPath(o.path)) == dir || ok && inIndex[k] {
+			return fmt.Errorf("output %s is in the index directory %s, whose files are the index: not written, --force or not", o.name, indexDir)
+		}
+	}
+	return nil
+}
+
+// streamKey identifies the file name names, whatever its type (a pipe, a
+// terminal, a regular file), following links.
+func streamKey(name string) (fileKey, bool) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return fileKey{}, false
+	}
+	return anyKeyOf(fi)
+}
+
+// streamKeyOf identifies standard output, whatever its type.
+func streamKeyOf(v any) (fileKey, bool) {
+	f, ok := v.(*os.File)
+	if !ok || f == nil {
+		return fileKey{}, false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fileKey{}, false
+	}
+	return anyKeyOf(fi)
+}
+
+// canonicalPath is path with its directory's links followed and "." and ".."
+// taken out, so that two spellings of one file compare equal; a directory
+// not made yet is cleaned only.
+func canonicalPath(path string) string {
+	dir := filepath.Dir(path)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	if d, err := filepath.Abs(dir); err == nil {
+		dir = d
+	}
+	return filepath.Join(dir, filepath.Base(path))
 }
 
 // isWARCName says whether a file found in a directory is an input. Heritrix names

@@ -402,6 +402,9 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		reg.expect(1)
 		o, err := classify(*report)
 		if err == nil {
+			err = notInIndexDir([]*output{o}, *indexDir)
+		}
+		if err == nil {
 			err = prepare([]*output{o}, *force, reg)
 		}
 		if err != nil {
@@ -1120,6 +1123,9 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		o, err := classify(reportPath)
 		if err == nil {
 			err = notAnInput(o, r.Inputs())
+		}
+		if err == nil {
+			err = notInIndexDir([]*output{o}, indexDir)
 		}
 		if err == nil {
 			err = prepare([]*output{o}, force, reg)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutputsRefused: outputs that would be written over the index, into
+// one stream with another output, twice under two spellings, or that an
+// index or a CDXJ cannot stand for, are refused before anything is
+// written (exit 2), --force or not, and the index stays as it was.
+func TestOutputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	if code, msg := runCLI(t, "-q", "--index", ix, samplePath, filepath.Join(dir, "first")+"/"); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, msg)
+	}
+	manifest := filepath.Join(ix, "MANIFEST")
+	check := snapshot(t, manifest)
+	nested := filepath.Join(dir, "tree")
+	for _, sub := range []string{"s1", "s2"} {
+		copyFile(t, samplePath, filepath.Join(nested, sub, "a.warc.gz"))
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"a report over the index's MANIFEST", []string{"--force", "--index", ix, "--report", manifest, samplePath, out + "/"}, "in the index directory"},
+		{"a report into the index's directory", []string{"--index", ix, "--report", filepath.Join(ix, "r.jsonl"), samplePath, out + "/"}, "in the index directory"},
+		{"a WARC output into the index's directory", []string{"--index", ix, samplePath, filepath.Join(ix, "x.warc.gz")}, "in the index directory"},
+		{"an index with the output discarded", []string{"--index", ix, samplePath, os.DevNull}, "not a file"},
+		{"one output under two spellings", []string{"--report", filepath.Join(out, "..", "out", "sample.warc.gz"), samplePath, out + "/"}, "would both write"},
+		{"one output under two spellings, --force", []string{"--force", "--report", out + "//sample.warc.gz", samplePath, out + "/"}, "would both write"},
+		{"a CDXJ of two outputs of one name", []string{"--cdxj", filepath.Join(dir, "all.cdxj"), nested, out + "/"}, "both a.warc.gz"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, msg := runCLI(t, append([]string{"-q"}, c.args...)...)
+			if code != exitUsage || !strings.Contains(msg, c.msg) {
+				t.Errorf("exit %d, %q; want %d and %q", code, msg, exitUsage, c.msg)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was made", out)
+			}
+		})
+	}
+	check()
+
+	// The report named by the file standard output is (--report
+	// /dev/stdout with the WARC on standard output).
+	f, err := os.Create(filepath.Join(dir, "stdout.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--force", "--report", f.Name(), samplePath, "-"}, nil, f, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "would both write") {
+		t.Errorf("a report on standard output's file: exit %d, %q", code, stderr.String())
+	}
+
+	// reduce's report into the index's directory.
+	_, facts, _ := step(t, mapList([]string{samplePath}), "map", "-q")
+	sorted := []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n")))
+	if code, _, msg := step(t, sorted, "reduce", "-q", "--index", ix, "--report", filepath.Join(ix, "r.jsonl")); code != exitUsage || !strings.Contains(msg, "in the index directory") {
+		t.Errorf("reduce --report into the index: exit %d, %q", code, msg)
+	}
+	check()
+}
