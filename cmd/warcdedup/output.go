@@ -237,6 +237,7 @@ func (o *output) unlock(reg *registry) {
 	reg.remove(lockName(o.path))
 	o.lock.Close()
 	o.lock = nil
+	reg.removeMade()
 }
 
 // removeStale removes the temporary files of outputs whose lock the run holds,
@@ -292,6 +293,34 @@ type registry struct {
 	// keep are the files the command reads (its inputs): removeStale never
 	// takes one for a killed run's temporary file, whatever its name.
 	keep map[fileKey]bool
+	// made are the directories prepare made for outputs, deepest first:
+	// removed again, when empty, once no output holds them (a run refused
+	// or failed leaves no empty directory behind).
+	made []string
+}
+
+// madeDirs notes directories made for outputs, deepest first.
+func (r *registry) madeDirs(dirs []string) {
+	r.mu.Lock()
+	r.made = append(r.made, dirs...)
+	r.mu.Unlock()
+}
+
+// removeMade removes the directories made for outputs that are empty.
+func (r *registry) removeMade() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.removeMadeLocked()
+}
+
+func (r *registry) removeMadeLocked() {
+	left := r.made[:0]
+	for _, d := range r.made {
+		if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, d)
+		}
+	}
+	r.made = left
 }
 
 func newRegistry() *registry { return &registry{files: map[string]bool{}, keep: map[fileKey]bool{}} }
@@ -413,6 +442,7 @@ func (r *registry) interrupt() (finished, unfinished []string, ok bool) {
 	for name := range r.files {
 		os.Remove(name)
 	}
+	r.removeMadeLocked()
 	return r.finished, r.unfinished, true
 }
 

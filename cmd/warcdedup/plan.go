@@ -385,9 +385,17 @@ func prepare(outs []*output, force bool, reg *registry) error {
 			if o.kind != outFile {
 				continue
 			}
+			var missing []string // deepest first
+			for d := filepath.Dir(o.path); ; d = filepath.Dir(d) {
+				if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+					break
+				}
+				missing = append(missing, d)
+			}
 			if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
 				return fmt.Errorf("output %s: %v", o.name, unwrapPath(err))
 			}
+			reg.madeDirs(missing)
 			if err := o.lockOutput(reg); err != nil {
 				return err
 			}

@@ -70,3 +70,35 @@ func TestOutputsRefused(t *testing.T) {
 	}
 	check()
 }
+
+// TestRefusedRunLeavesNoDirectory: a run refused after its outputs'
+// directories were made (here: the index is damaged) removes those it
+// made, and leaves the ones it found.
+func TestRefusedRunLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	if err := os.MkdirAll(ix, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ix, "MANIFEST"), []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found := filepath.Join(dir, "found")
+	if err := os.Mkdir(found, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(found, "a", "b")
+	if code, msg := runCLI(t, "-q", "--index", ix, samplePath, out+"/"); code != exitFailure || !strings.Contains(msg, "damaged") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if ns := names(t, found); len(ns) != 0 {
+		t.Errorf("left %v in %s", ns, found)
+	}
+	// A run that writes its output keeps the directories.
+	if code, msg := runCLI(t, "-q", samplePath, out+"/"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if ns := names(t, out); len(ns) != 1 {
+		t.Errorf("%s holds %v", out, ns)
+	}
+}
