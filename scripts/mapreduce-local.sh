@@ -26,7 +26,10 @@
 # When a task fails, the script waits for the others of its step, then exits
 # with the failed task's status: no task runs on after the script ends. A job
 # that carried damaged input over (--lenient) exits 3 once every output is
-# written, as warcdedup does.
+# written, as warcdedup does. On SIGTERM, SIGINT or SIGHUP it stops every
+# task it started (each removes what it had not finished), waits for them,
+# says what is left (a staged index segment), and exits with 128 and the
+# signal's number.
 set -euo pipefail
 
 tasks=3
@@ -66,6 +69,47 @@ script=mapreduce-local.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdedup-mr.XXXXXX")
 trap 'rm -rf "$work"; [[ -z $cdxjtmp ]] || rm -f -- "$cdxjtmp"' EXIT
 
+# staged_note WHY: says that what the reduce kept is staged in the index
+# and not committed, when it is: the job did not write every output.
+staged_note() {
+	local ix
+	[[ -n ${WARCDEDUP_INDEX:-} ]] || return 0
+	ix=$("$bin" index "$WARCDEDUP_INDEX" 2>/dev/null) || return 0
+	[[ $ix == "a cluster job staged"* ]] || return 0
+	echo "mapreduce-local.sh: $1: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
+}
+
+# Every task runs in the background and the script waits for it, even a
+# step that has one task: bash runs a trap only once the foreground command
+# has ended, but interrupts wait. pids holds the warcdedup steps of the
+# tasks running; phase says how far the job got.
+pids=()
+phase=map
+# shellcheck disable=SC2317 # the traps below run it
+stop() {
+	local name=$1 n=$2
+	trap '' HUP INT TERM
+	# A task is at most two processes: the warcdedup step ($!, in pids)
+	# and what feeds it, the job's first process (jobs -p). The steps are
+	# stopped first, so that none takes the end of its input for the whole
+	# of it. Background tasks ignore SIGINT (bash without job control), so
+	# each is sent SIGTERM, on which a step removes what it had not
+	# finished.
+	kill -TERM "${pids[@]}" 2>/dev/null || true
+	# shellcheck disable=SC2046 # one PID a word
+	kill -TERM $(jobs -pr) 2>/dev/null || true
+	wait || true
+	echo "mapreduce-local.sh: stopped by SIG$name in the $phase step; its tasks are stopped" >&2
+	if [[ $phase == apply ]]; then
+		echo "mapreduce-local.sh: the outputs the apply tasks finished are in $out (their messages above name them); the others are not written" >&2
+	fi
+	[[ $phase == map ]] || staged_note "stopped by SIG$name"
+	exit $((128 + n))
+}
+trap 'stop HUP 1' HUP
+trap 'stop INT 2' INT
+trap 'stop TERM 15' TERM
+
 # wait_all PID...: waits for every task, so that none runs on (writing
 # outputs, or into the work directory) once the script has ended; fails
 # with the status of the first that failed.
@@ -104,6 +148,7 @@ wait_all "${pids[@]}" || exit
 partition() {
 	local prefix=$1
 	shift
+	# In the background, so that a signal stops it (see above).
 	awk -F '\t' -v n="$tasks" -v prefix="$prefix" '
 		{
 			g = $1
@@ -114,12 +159,15 @@ partition() {
 				part[g] = h % n
 			}
 			print > (prefix "-" part[g])
-		}' "$@"
+		}' "$@" &
+	pids=($!)
+	wait_all "${pids[@]}"
 }
 
 if ((rounds)); then
 	# The rounds: each a shuffle (partition, then sort in each task) and
 	# its reduce tasks.
+	phase=reduce
 	cur=("$work"/map-*)
 	for round in exact site bands join verify resolve; do
 		partition "$work/$round-in" "${cur[@]}"
@@ -137,12 +185,16 @@ if ((rounds)); then
 	cat "${cur[@]}" >"$work/decisions"
 else
 	# Shuffle and reduce: every fact, sorted by key, to one task.
-	LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" "${index[@]}" >"$work/decisions"
+	phase=reduce
+	LC_ALL=C sort -S 25% -T "$work" "$work"/map-* | "$bin" reduce -q "${flags[@]}" "${index[@]}" >"$work/decisions" &
+	pids=($!)
+	wait_all "${pids[@]}" || exit
 fi
 
 # Shuffle to the apply tasks: a file's lines go to the task its key hashes to.
 partition "$work/apply" "$work/decisions"
 mkdir -p "$out"
+phase=apply
 applyforce=()
 if ((force)); then
 	applyforce=(--force)
@@ -160,13 +212,12 @@ wait_all "${pids[@]}" || status=$?
 if ((status != 0 && status != 3)); then
 	# The reduce staged what the job kept; not every output was written,
 	# so it is not committed.
-	if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
-		echo "mapreduce-local.sh: an apply task failed: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
-	fi
+	staged_note "an apply task failed"
 	exit "$status"
 fi
 
 # What the job kept joins the index once every output is written.
+phase=commit
 if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
 fi

@@ -8,13 +8,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/warcdedup/warcdedup/dedup"
 	"github.com/warcdedup/warcdedup/warcio"
@@ -425,6 +428,173 @@ exit $rc
 	if _, err := os.Stat(filepath.Join(dir, "index.cdxj")); err == nil {
 		t.Error("a failed run wrote its CDXJ index")
 	}
+}
+
+// TestMapReduceLocalSignal: scripts/mapreduce-local.sh ended by SIGTERM,
+// SIGINT or SIGHUP in its map, reduce or apply step stops every task it
+// started and waits for them before it exits with 128 and the signal's
+// number: no task is left running, writing outputs or into the index after
+// the script has ended. Stopped in the apply step, it says that what the
+// reduce kept is staged in the index, not committed.
+func TestMapReduceLocalSignal(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the tasks left running are found in /proc")
+	}
+	ins := stageFiles(t)
+	for _, c := range []struct {
+		hold   string
+		rounds bool
+		sig    syscall.Signal
+	}{
+		{"map", false, syscall.SIGTERM},
+		{"reduce", false, syscall.SIGINT},
+		{"reduce", true, syscall.SIGHUP},
+		{"apply", false, syscall.SIGTERM},
+	} {
+		name := c.hold + "-" + map[syscall.Signal]string{syscall.SIGHUP: "hup", syscall.SIGINT: "int", syscall.SIGTERM: "term"}[c.sig]
+		if c.rounds {
+			name += "-rounds"
+		}
+		t.Run(name, func(t *testing.T) {
+			if signal.Ignored(c.sig) {
+				// bash cannot trap a signal ignored when it starts.
+				t.Skipf("%v is ignored here", c.sig)
+			}
+			dir := t.TempDir()
+			marks, out, idx, tmp := filepath.Join(dir, "marks"), filepath.Join(dir, "out"), filepath.Join(dir, "index"), filepath.Join(dir, "tmp")
+			for _, d := range []string{marks, tmp} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The tasks of the step held wait (up to ten seconds, then
+			// run as they would) until they are sent SIGTERM, which
+			// they mark, as warcdedup's steps handle it.
+			wrapper := filepath.Join(dir, "warcdedup")
+			if err := os.WriteFile(wrapper, []byte(`#!/usr/bin/env bash
+[[ $1 == "$HOLD" ]] || exec "$REAL" "$@"
+touch "$MARKS/start-$$"
+trap 'touch "$MARKS/stopped-$$"; exit 143' TERM
+for _ in {1..100}; do sleep 0.1; done
+touch "$MARKS/ran-$$"
+exec "$REAL" "$@"
+`), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			script := []string{"../../scripts/mapreduce-local.sh", "-t", "2"}
+			if c.rounds {
+				script = append(script, "-r")
+			}
+			// Every process the script starts carries tag in its
+			// environment: those found after it ended were left running.
+			tag := "WARCDEDUP_TEST_TASKS=" + dir
+			cmd := exec.Command("bash", append(script, append(ins, out+"/")...)...)
+			cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+wrapper, "REAL="+os.Args[0], "MARKS="+marks, "HOLD="+c.hold,
+				"WARCDEDUP_INDEX="+idx, "TMPDIR="+tmp, tag)
+			log, err := os.Create(filepath.Join(dir, "log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			cmd.Stdout, cmd.Stderr = log, log
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			defer func() {
+				for _, p := range tagged(tag) {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+			}()
+			for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+				if s, _ := filepath.Glob(filepath.Join(marks, "start-*")); len(s) > 0 {
+					break
+				}
+				select {
+				case err := <-done:
+					t.Fatalf("the script ended before its %s tasks started: %v\n%s", c.hold, err, mustRead(t, log.Name()))
+				default:
+				}
+				if time.Since(start) > time.Minute {
+					t.Fatalf("no %s task started in a minute", c.hold)
+				}
+			}
+			// The other tasks of the step start together with the first.
+			time.Sleep(300 * time.Millisecond)
+			sent := time.Now()
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("the script did not end in a minute after %v", c.sig)
+			}
+			took := time.Since(sent)
+			left := tagged(tag)
+			o := mustRead(t, log.Name())
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(c.sig) {
+				t.Errorf("after %v: %v, want exit %d\n%s", c.sig, err, 128+int(c.sig), o)
+			}
+			if len(left) > 0 {
+				t.Errorf("after %v the script ended with %d of its processes running", c.sig, len(left))
+			}
+			if took > 5*time.Second {
+				t.Errorf("the script took %v to end after %v: it did not stop its tasks", took, c.sig)
+			}
+			starts, _ := filepath.Glob(filepath.Join(marks, "start-*"))
+			for _, s := range starts {
+				if _, err := os.Stat(strings.Replace(s, "start-", "stopped-", 1)); err != nil {
+					t.Errorf("a task of the %s step was not stopped: %v", c.hold, err)
+				}
+			}
+			if ran, _ := filepath.Glob(filepath.Join(marks, "ran-*")); len(ran) > 0 {
+				t.Errorf("%d tasks of the %s step ran", len(ran), c.hold)
+			}
+			if ws, _ := filepath.Glob(filepath.Join(out, "*.warc*")); len(ws) > 0 {
+				t.Errorf("outputs written: %v", ws)
+			}
+			if n := names(t, tmp); len(n) > 0 {
+				t.Errorf("left in TMPDIR: %v", n)
+			}
+			var ix bytes.Buffer
+			if _, err := os.Stat(idx); err == nil {
+				run([]string{"index", idx}, nil, &ix, io.Discard)
+			}
+			staged := strings.HasPrefix(ix.String(), "a cluster job staged ")
+			said := bytes.Contains(o, []byte("warcdedup index discard "+idx))
+			if staged != (c.hold == "apply") || said != staged {
+				t.Errorf("stopped in the %s step: staged %v, said so %v\n%s", c.hold, staged, said, o)
+			}
+		})
+	}
+}
+
+// tagged are the processes whose environment holds tag (NAME=VALUE).
+func tagged(tag string) []int {
+	var ps []int
+	es, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, e := range es {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			continue
+		}
+		for _, v := range bytes.Split(b, []byte{0}) {
+			if string(v) == tag {
+				if p, err := strconv.Atoi(filepath.Base(filepath.Dir(e))); err == nil {
+					ps = append(ps, p)
+				}
+				break
+			}
+		}
+	}
+	return ps
 }
 
 // TestMapReduceCDXJRefused: the scripts check WARCDEDUP_CDXJ before any
