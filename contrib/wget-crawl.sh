@@ -5,9 +5,14 @@
 #   contrib/wget-crawl.sh INDEX OUTDIR URL [wget options...]
 #
 # The raw crawl is kept in OUTDIR/raw/ (delete it once you have checked the
-# output); the deduplicated WARC, named like the raw one, goes to OUTDIR/.
-# Each run's name is its own (crawl-UTCTIME-PID, made with O_EXCL), so runs
-# started together into one OUTDIR never share a file.
+# output); the deduplicated WARC files, named like the raw ones, go to
+# OUTDIR/. Each run's name is its own (crawl-UTCTIME-PID, made with O_EXCL),
+# so runs started together into one OUTDIR never share a file.
+# Every WARC file wget writes for the crawl is deduplicated, in one run of
+# warcdedup: NAME.warc.gz, or with --warc-max-size NAME-00000.warc.gz,
+# NAME-00001.warc.gz, ... and NAME-meta.warc.gz (wget's log), each .warc
+# instead with --no-warc-compression. --warc-file is the script's own and
+# is refused (exit 2).
 # wget's exit status 8 (some fetch had an HTTP error, such as a 404) is a
 # normal end of a crawl.
 set -euo pipefail
@@ -17,11 +22,22 @@ if [ $# -lt 3 ]; then
 fi
 index=$1 out=$2 url=$3
 shift 3
+# wget takes the last --warc-file given: the user's would send the crawl
+# where this script does not look.
+for a in "$@"; do
+  case $a in
+  --warc-file | --warc-file=*)
+    echo "$0: --warc-file is not for the user: the crawl goes to OUTDIR/raw/ under a name of its own; nothing done" >&2
+    exit 2
+    ;;
+  esac
+done
 mkdir -p "$out/raw"
 # The raw WARC's name is claimed by creating it empty with noclobber
 # (O_EXCL): wget truncates the file it is given, so it must be this run's.
-# The PID tells apart runs started in one second; a suffix, the rare name
-# taken all the same.
+# The PID tells apart runs started in one second; a suffix (at most three
+# digits, never one of wget's five-digit numbers), the rare name taken all
+# the same.
 stamp=$(date -u +%Y%m%d%H%M%S)
 name="crawl-$stamp-$$"
 n=0
@@ -36,7 +52,8 @@ done
 raw="$out/raw/$name.warc.gz"
 work=$(mktemp -d)
 # wget's downloads (deleted as it goes) stay in a directory of their own; a
-# raw file wget wrote nothing into is removed.
+# raw file wget wrote nothing into (the claimed name, when wget names its
+# files otherwise) is removed.
 trap 'rm -rf "$work"; [ -s "$raw" ] || rm -f "$raw"' EXIT
 status=0
 wget --recursive --level=inf --no-parent --no-verbose --delete-after --no-directories \
@@ -45,4 +62,18 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 8 ]; then
   echo "$0: wget failed with status $status; nothing deduplicated" >&2
   exit "$status"
 fi
-"${WARCDEDUP:-warcdedup}" --index "$index" "$raw" "$out/"
+# The WARC files wget wrote for this crawl (wget's names for --warc-file,
+# --warc-max-size and --no-warc-compression; its --warc-cdx index, NAME.cdx,
+# is no WARC and stays in raw/). Another run's name has another PID, or is
+# NAME-N with N of at most three digits: its files never match.
+warcs=()
+for f in "$out/raw/$name"*; do
+  if [[ ${f##*/} =~ ^"$name"(-[0-9]{5,}|-meta)?\.warc(\.gz)?$ ]] && [ -s "$f" ]; then
+    warcs+=("$f")
+  fi
+done
+if [ ${#warcs[@]} -eq 0 ]; then
+  echo "$0: wget wrote no WARC file named $out/raw/$name*.warc*; nothing deduplicated" >&2
+  exit 1
+fi
+"${WARCDEDUP:-warcdedup}" --index "$index" "${warcs[@]}" "$out/"

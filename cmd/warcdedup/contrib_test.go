@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,60 @@ func TestRecipes(t *testing.T) {
 		}
 		if left := names(t, tmp); len(left) != 0 {
 			t.Errorf("left in TMPDIR: %v", left)
+		}
+	})
+	t.Run("wget-warc-options", func(t *testing.T) {
+		// wget names its files otherwise with --warc-max-size (NAME-00000,
+		// NAME-00001, ... and NAME-meta) and --no-warc-compression
+		// (.warc): every WARC file of the second crawl is deduplicated
+		// against the first, into an output of its own name. A
+		// --warc-file of the user's is refused.
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("wget is not installed (Debian's wget package; .ci/run installs it)")
+		}
+		site := &crawlSite{}
+		srv := httptest.NewServer(site)
+		defer srv.Close()
+		for _, opts := range [][]string{{"--warc-max-size=4k"}, {"--no-warc-compression"}, {"--warc-max-size=4k", "--no-warc-compression"}} {
+			t.Run(strings.Join(opts, "_"), func(t *testing.T) {
+				dir := t.TempDir()
+				idx, day1, day2 := filepath.Join(dir, "index"), filepath.Join(dir, "day1"), filepath.Join(dir, "day2")
+				site.crawl.Store(1)
+				recipe(t, bin, "wget-crawl.sh", idx, day1, srv.URL+"/", "-e", "robots=off")
+				site.crawl.Store(2)
+				recipe(t, bin, "wget-crawl.sh", append([]string{idx, day2, srv.URL + "/", "-e", "robots=off"}, opts...)...)
+				all, into := revisits(t, day2, day1)
+				if all != 5 || into != 5 {
+					t.Errorf("day 2: %d revisits, %d into day 1; want the logo and the 4 stories", all, into)
+				}
+				var raws []string
+				for _, r := range names(t, filepath.Join(day2, "raw")) {
+					if fi, err := os.Stat(filepath.Join(day2, "raw", r)); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+						raws = append(raws, r)
+					}
+				}
+				if opts[0] == "--warc-max-size=4k" && len(raws) < 3 {
+					t.Errorf("raw crawl %v: want several files and the -meta one", raws)
+				}
+				if outs := slices.DeleteFunc(names(t, day2), func(n string) bool { return n == "raw" }); !slices.Equal(outs, raws) {
+					t.Errorf("outputs %v of the raw files %v", outs, raws)
+				}
+				for _, r := range raws {
+					if fi, err := os.Stat(filepath.Join(day2, r)); err != nil || fi.Size() == 0 {
+						t.Errorf("output %s: empty or missing (%v)", r, err)
+					}
+				}
+			})
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command("bash", filepath.Join("..", "..", "contrib", "wget-crawl.sh"), filepath.Join(filepath.Dir(out), "index"), out, srv.URL+"/", "--warc-file="+out+"/mine")
+		cmd.Env = append(os.Environ(), "WARCDEDUP="+bin)
+		o, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), "--warc-file") {
+			t.Errorf("--warc-file given: %v, want exit 2 naming it\n%s", err, o)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Error("--warc-file given: OUTDIR made")
 		}
 	})
 	t.Run("heritrix", func(t *testing.T) {
