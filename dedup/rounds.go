@@ -1125,11 +1125,19 @@ func (r *Rounds) siteLine(l Line, emit func(Line) error) error {
 // bandLine pairs a page of a bucket with the bucket's earlier pages: each
 // is its candidate. A pair goes to the join round twice, keyed by its
 // earlier page (whose Fact is sent to the later one) and by its later page
-// (which is then verified).
+// (which is then verified). An index's page makes no pair as the later
+// page: it is never replaced, and the pages before it in the bucket are the
+// index's too (seed keys sort first), which one machine never compares with
+// each other. Its verify group would have no page line (joinLine), and the
+// pairs among an index's pages would grow with the square of a bucket's.
 func (r *Rounds) bandLine(l Line, emit func(Line) error) error {
 	g := &r.g
 	b := subjectOf(l.Key)
 	if b == g.bucket[len(g.bucket)-1] {
+		return nil
+	}
+	if seedKey(b) {
+		g.bucket = append(g.bucket, b)
 		return nil
 	}
 	for _, a := range g.bucket {
@@ -1156,9 +1164,6 @@ func (r *Rounds) joinLine(l Line, emit func(Line) error) error {
 	case rest == "2":
 		if g.shared > 1 {
 			return nil
-		}
-		if seedKey(g.page) {
-			return nil // an index's page is never replaced
 		}
 		return emit(Line{string(tagVerify) + g.page + " 0", g.fact})
 	case strings.HasPrefix(rest, "1"):

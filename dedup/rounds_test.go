@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warcdedup/warcdedup/index"
 )
 
 // keyedFact is a Fact with its file's name and its record key.
@@ -65,7 +68,18 @@ type roundStats struct {
 // runRounds runs the rounds over facts in capture order as an engine would,
 // sorting between rounds, and returns the decision lines (keyed by file).
 func runRounds(t testing.TB, opts Options, facts []keyedFact) ([]Line, []roundStats) {
+	return runSeededRounds(t, opts, nil, facts)
+}
+
+// runSeededRounds runs the rounds as runRounds does, with the records of an
+// index (seeds, in its order) as warcdedup map --rounds --index writes them.
+func runSeededRounds(t testing.TB, opts Options, seeds []*index.Record, facts []keyedFact) ([]Line, []roundStats) {
 	var in, decided []Line
+	for i, rec := range seeds {
+		if err := SeedLines(i+1, rec, func(l Line) error { in = append(in, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, kf := range facts {
 		if err := RoundFacts(kf.key, cloneFact(kf.f), func(l Line) error { in = append(in, l); return nil }); err != nil {
 			t.Fatal(err)
@@ -194,9 +208,21 @@ func partitionFacts(t *testing.T) ([]keyedFact, Options) {
 // and the decisions (those that change the output) by record ID.
 func onePairs(t *testing.T, opts Options, facts []keyedFact) (map[pairKey]bool, map[string]Decision) {
 	t.Helper()
+	return seededPairs(t, opts, nil, facts)
+}
+
+// seededPairs are onePairs of one machine seeded with the records of an
+// index (seeds, in its order).
+func seededPairs(t *testing.T, opts Options, seeds []*index.Record, facts []keyedFact) (map[pairKey]bool, map[string]Decision) {
+	t.Helper()
 	pairs, decs := map[pairKey]bool{}, map[string]Decision{}
 	d := New(opts)
 	defer d.Close()
+	for _, rec := range seeds {
+		if err := d.Seed(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, kf := range facts {
 		dec, err := d.Judge(kf.file, cloneFact(kf.f))
 		if err != nil {
@@ -353,6 +379,97 @@ func TestRoundsAnnotate(t *testing.T) {
 				t.Errorf("%s: no pair %v", name, k)
 			case dec.act != act || dec.annotate != (act == actPass):
 				t.Errorf("%s: %s is action %d, annotated %t; want action %d, annotated %t", name, k.id, dec.act, dec.annotate, act, act == actPass)
+			}
+		}
+	}
+}
+
+// TestRoundsIndexPagesShareBands: two pages an index holds that share LSH
+// bands, a story on one site and, on another, a page that holds it and more
+// (a containment: both kept), are no candidate pair, as one machine seeded
+// with the index never compares them (the verify round would meet the later
+// one's candidates without its page, and fail). The rounds seeded with the
+// index decide over the next crawl as one machine seeded with it does: a
+// copy of the story on a third site and an exact copy of it point into the
+// index, an edit of the longer page is replaced within its site.
+func TestRoundsIndexPagesShareBands(t *testing.T) {
+	_, more, _ := strings.Cut(story(30, 60, 0), "<article>")
+	more, _, _ = strings.Cut(more, "</article>")
+	long := strings.Replace(story(21, 12, 0), "</article>", more+"</article>", 1)
+	earlier := responsesWARC(t, false,
+		response{id: "<urn:uuid:a>", uri: "http://a.example/s", body: story(21, 12, 0)},
+		response{id: "<urn:uuid:b>", uri: "http://b.example/long", body: long},
+	)
+	crawl := responsesWARC(t, false,
+		response{id: "<urn:uuid:c>", uri: "http://c.example/copy", body: story(21, 12, 1)},
+		response{id: "<urn:uuid:b2>", uri: "http://b.example/long2", body: strings.Replace(long, "</article>", "<p>Updated at noon.</p></article>", 1)},
+		response{id: "<urn:uuid:d>", uri: "http://d.example/x", body: story(22, 12, 0)},
+		response{id: "<urn:uuid:a2>", uri: "http://a.example/s2", body: story(21, 12, 0)},
+	)
+	for mode, nm := range map[string]NearMode{"revisit": NearRevisit, "annotate": NearAnnotate} {
+		opts := DefaultOptions()
+		opts.Near = nm
+		facts := mapWARC(t, crawl, &opts)
+		// The index: what one machine kept of the earlier crawl, as it
+		// stores it.
+		first := New(opts)
+		if err := first.Run(bytes.NewReader(earlier), "earlier.warc", io.Discard, false); err != nil {
+			t.Fatal(err)
+		}
+		var stored [][]byte
+		if err := first.Kept(func(r *index.Record) error {
+			b, err := index.AppendRecord(nil, r)
+			stored = append(stored, b)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		first.Close()
+		seeds := func() []*index.Record {
+			var out []*index.Record
+			for _, b := range stored {
+				r, err := index.DecodeRecord(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, r)
+			}
+			return out
+		}
+		ix := seeds()
+		if len(ix) != 2 || !ix[0].Page.OK() || !ix[1].Page.OK() {
+			t.Fatalf("%s: the index holds %d records, want both pages with their signatures", mode, len(ix))
+		}
+		shared := 0
+		bands := map[uint64]bool{}
+		for _, b := range lshBands(pageKeys(ix[0].Page), lshRounds) {
+			bands[b] = true
+		}
+		for _, b := range lshBands(pageKeys(ix[1].Page), lshRounds) {
+			if bands[b] {
+				shared++
+			}
+		}
+		if shared < lshMinShared {
+			t.Fatalf("%s: the index's pages share %d bands, want %d or more", mode, shared, lshMinShared)
+		}
+
+		one, oneDecs := seededPairs(t, opts, seeds(), facts)
+		decided, _ := runSeededRounds(t, opts, seeds(), facts)
+		got, decs := roundPairs(t, facts, decided)
+		for _, k := range []pairKey{{"<urn:uuid:c>", "<urn:uuid:a>"}, {"<urn:uuid:a2>", "<urn:uuid:a>"}, {"<urn:uuid:b2>", "<urn:uuid:b>"}} {
+			if !one[k] {
+				t.Errorf("%s: one machine makes no pair %v (pairs %v)", mode, k, one)
+			}
+		}
+		if len(got) != len(one) {
+			t.Errorf("%s: the rounds' pairs %v, one machine's %v", mode, got, one)
+		}
+		for k := range one {
+			o, r := oneDecs[k.id], decs[k.id]
+			if !got[k] || o.act != r.act || o.annotate != r.annotate {
+				t.Errorf("%s: %s: the rounds decide action %d, annotated %t (pair %t); one machine %d, %t -> %s",
+					mode, k.id, r.act, r.annotate, got[k], o.act, o.annotate, k.kept)
 			}
 		}
 	}

@@ -296,13 +296,25 @@ func TestMapReduceSlurm(t *testing.T) {
 // TestMapReduceIndex: two jobs of the steps, each deduplicating against an
 // index and adding what it kept, write what two runs of warcdedup --index
 // write; the second job's revisits point into the first's outputs, and the
-// index holds what the runs' index holds.
+// index holds what the runs' index holds. The first job keeps two near
+// duplicates on two sites, a story and a mirror's copy of it captured
+// before it but read after it (a page is no copy of one captured later),
+// so the second job's rounds meet two index pages that share LSH bands.
 func TestMapReduceIndex(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
 	}
 	ins := stageFiles(t)
-	jobs := [][]string{{ins[3], ins[1]}, {ins[2]}} // day1 and day2, then day3
+	// A story of agency.example, then its copy on mirror.example, captured
+	// two hours before it, in one file (two gzip members, each a record).
+	dir := filepath.Dir(ins[0])
+	mirror := filepath.Join(dir, "mirror.warc.gz")
+	htmlWARC(t, mirror, 10, [3]string{uuid(41), "http://agency.example/story-d", storyText(6, 12)})
+	htmlWARC(t, filepath.Join(dir, "copy.warc.gz"), 8, [3]string{uuid(42), "http://mirror.example/d", storyText(6, 12)})
+	if err := os.WriteFile(mirror, append(mustRead(t, mirror), mustRead(t, filepath.Join(dir, "copy.warc.gz"))...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := [][]string{{ins[3], mirror, ins[1]}, {ins[2]}} // day1, the mirror and day2, then day3
 	for _, mode := range []string{"one-task", "rounds", "rounds-annotate"} {
 		t.Run(mode, func(t *testing.T) {
 			oneIdx, mrIdx := t.TempDir(), t.TempDir()
@@ -334,9 +346,10 @@ func TestMapReduceIndex(t *testing.T) {
 				}
 				mrOuts = append(mrOuts, outsIn(mr, job)...)
 			}
-			_, into := revisits(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+			last := filepath.Dir(mrOuts[len(mrOuts)-1])
+			_, into := revisits(t, last, filepath.Dir(mrOuts[0]))
 			if mode == "rounds-annotate" {
-				into = annotationsInto(t, filepath.Dir(mrOuts[2]), filepath.Dir(mrOuts[0]))
+				into = annotationsInto(t, last, filepath.Dir(mrOuts[0]))
 			}
 			if into == 0 {
 				t.Error("no revisit or annotation of the second job points into the first job's outputs")
