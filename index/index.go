@@ -22,15 +22,18 @@
 // and 807 bytes for bbolt; 4.1 s, 3.4 s and 475 bytes (compressed) for
 // pebble. All three are crash-safe; none is a cost next to building the
 // matcher's indexes from the pages on load (34 s for 1M pages), and the
-// segments need no dependency, no recovery code of their own and no
-// second copy of the data in a structure for random access that a run
-// never uses: a run reads every record once and looks none up on disk.
+// segments need no dependency, no recovery code beyond putting back a
+// staged segment whose commit stopped half way, and no second copy of the
+// data in a structure for random access that a run never uses: a run
+// reads every record once and looks none up on disk.
 //
 // A cluster job decides in one step and writes its outputs in others (see
 // docs/scale.md): its decisions step stages the segment of what it kept
 // (Writer.Stage: DIR/staged.wdx, described by DIR/staged.json), and the job
 // commits it once every output is written (CommitStaged), or discards it.
-// Until then the index takes no other segment (ErrStaged).
+// Until then the index takes no other segment (ErrStaged). A commit that
+// stops half way leaves the segment staged: its note names the segment
+// file the commit renamed it to, which Open puts back.
 //
 // A directory is an index when it holds a MANIFEST. Open makes one only in
 // a directory that does not exist or is empty, and writes its MANIFEST at
@@ -218,6 +221,13 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	if ix.readOnly {
 		return ix, nil
 	}
+	// Before removeStale: the segment file a commit of the staged segment
+	// stopped with is named by no MANIFEST, and must not be taken for one
+	// a killed run left.
+	if _, err := ix.resumeStaged(); err != nil {
+		ix.Close()
+		return nil, err
+	}
 	if err := ix.removeStale(); err != nil {
 		ix.Close()
 		return nil, err
@@ -361,19 +371,23 @@ func isStale(name string, named map[string]bool) bool {
 	return isSegmentName(name) && !named[name]
 }
 
-// removeStale removes what a killed run left (isStale).
+// removeStale removes what a killed run left (isStale). A staged
+// segment's note that cannot be read may claim a segment file (see
+// stagedMeta.Commit): then no unnamed segment is removed, as removing the
+// one it claims would lose what a job kept.
 func (ix *Index) removeStale() error {
 	named := map[string]bool{}
 	for _, s := range ix.man.Segments {
 		named[s.Name] = true
 	}
+	_, unread := ix.readStagedMeta()
 	ents, err := os.ReadDir(ix.dir)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", ix.dir, err)
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if !e.Type().IsRegular() || !isStale(n, named) {
+		if !e.Type().IsRegular() || !isStale(n, named) || unread != nil && isSegmentName(n) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(ix.dir, n)); err != nil {
@@ -633,7 +647,8 @@ func (w *Writer) Commit() error {
 
 // commit renames the finished segment file from to the segment's name and
 // adds the segment to the MANIFEST. If that fails, the file is removed, or,
-// if keep, left at from.
+// if keep, put back at from; if it cannot be put back it stays under the
+// segment's name, which the staged segment's note claims (CommitStaged).
 func (ix *Index) commit(seg Segment, from string, keep bool) error {
 	final := filepath.Join(ix.dir, seg.Name)
 	if err := os.Rename(from, final); err != nil {
@@ -648,8 +663,10 @@ func (ix *Index) commit(seg Segment, from string, keep bool) error {
 	man.Format, man.Analysis = Format, ix.analysis
 	man.Segments = append(append([]Segment(nil), man.Segments...), seg)
 	if err := writeManifest(ix.dir, man); err != nil {
-		if !keep || os.Rename(final, from) != nil {
+		if !keep {
 			os.Remove(final)
+		} else {
+			os.Rename(final, from)
 		}
 		return err
 	}
@@ -690,18 +707,19 @@ func (w *Writer) Stage() error {
 type stagedMeta struct {
 	Analysis string  `json:"analysis"`
 	Segment  Segment `json:"segment"`
+	// Commit is the name CommitStaged gives the segment, noted before it
+	// renames stagedName to it: a commit that stops after the rename and
+	// before the MANIFEST names the segment leaves the note, this name and
+	// no stagedName, and the segment is found under this name instead of
+	// being taken for one a killed run left (resumeStaged). A version that
+	// does not know the field ignores it.
+	Commit string `json:"commit,omitempty"`
 }
 
-// Staged returns the staged segment, if there is one (see Stage). Opened
-// for writing, the index removes what a staging or a commit that stopped
-// half way left.
-func (ix *Index) Staged() (*Segment, error) {
+// readStagedMeta reads the staged segment's note; nil if there is none.
+func (ix *Index) readStagedMeta() (*stagedMeta, error) {
 	b, err := os.ReadFile(filepath.Join(ix.dir, stagedMetaName))
 	if errors.Is(err, os.ErrNotExist) {
-		if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err == nil && !ix.readOnly {
-			// Staging stopped between the two files: no segment was staged.
-			os.Remove(filepath.Join(ix.dir, stagedName))
-		}
 		return nil, nil
 	}
 	if err != nil {
@@ -711,17 +729,127 @@ func (ix *Index) Staged() (*Segment, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%w: %s: %s: %v", ErrDamaged, ix.dir, stagedMetaName, err)
 	}
+	return &m, nil
+}
+
+// halfCommitted returns the name of the segment file a commit of the
+// staged segment m stopped with, or "": the file was renamed from
+// stagedName and the MANIFEST does not name it yet. The name is the note's
+// Commit; a note written without it (by an earlier version) claims the
+// index's next segment name, when that file has the staged segment's size,
+// count and CRC-32C.
+func (ix *Index) halfCommitted(m *stagedMeta) string {
+	if _, err := os.Lstat(filepath.Join(ix.dir, stagedName)); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	name, check := m.Commit, false
+	if name == "" {
+		name, check = ix.nextName(), true
+	}
+	if !isSegmentName(name) {
+		return ""
+	}
+	for _, s := range ix.man.Segments {
+		if s.Name == name {
+			return "" // the commit is done
+		}
+	}
+	fi, err := os.Lstat(filepath.Join(ix.dir, name))
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	if check && !sameEnd(filepath.Join(ix.dir, name), m.Segment) {
+		return ""
+	}
+	return name
+}
+
+// sameEnd says whether the segment file name has seg's size, and its
+// trailer seg's count and CRC-32C.
+func sameEnd(name string, seg Segment) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var tail [8 + 4 + len(segTrailer)]byte
+	st, err := f.Stat()
+	if err != nil || st.Size() != seg.Bytes || seg.Bytes < int64(len(segMagic)+len(tail)) {
+		return false
+	}
+	if _, err := f.ReadAt(tail[:], seg.Bytes-int64(len(tail))); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint64(tail[:8]) == uint64(seg.Records) &&
+		binary.LittleEndian.Uint32(tail[8:12]) == seg.CRC32C && string(tail[12:]) == segTrailer
+}
+
+// resumeStaged puts the segment of a commit of the staged segment that
+// stopped half way (halfCommitted) back as the staged segment, so that it
+// is staged again, to be committed or discarded, and says whether it did.
+// It does nothing for an index opened read-only, which shows such a
+// segment as staged where it is (Staged).
+func (ix *Index) resumeStaged() (bool, error) {
+	if ix.readOnly {
+		return false, nil
+	}
+	m, err := ix.readStagedMeta()
+	if err != nil || m == nil {
+		// A note that cannot be read is Staged's to report; removeStale
+		// keeps every segment file it might claim.
+		return false, nil
+	}
+	name := ix.halfCommitted(m)
+	if name == "" {
+		return false, nil
+	}
+	if err := os.Rename(filepath.Join(ix.dir, name), filepath.Join(ix.dir, stagedName)); err != nil {
+		return false, fmt.Errorf("index %s: putting back the staged segment a commit left as %s: %w", ix.dir, name, err)
+	}
+	return true, syncDir(ix.dir)
+}
+
+// Staged returns the staged segment, if there is one (see Stage). Opened
+// for writing, the index removes what a staging or a commit that stopped
+// half way left, and puts back as staged a segment whose commit stopped
+// before the MANIFEST named it; opened read-only, it returns that segment
+// as staged.
+func (ix *Index) Staged() (*Segment, error) {
+	m, err := ix.readStagedMeta()
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err == nil && !ix.readOnly {
+			// Staging stopped between the two files: no segment was staged.
+			os.Remove(filepath.Join(ix.dir, stagedName))
+		}
+		return nil, nil
+	}
 	if m.Analysis != ix.man.Analysis && len(ix.man.Segments) > 0 || ix.analysis != "" && m.Analysis != ix.analysis {
 		return nil, fmt.Errorf("%w: %s: the staged segment holds pages analysed as %q", ErrFormat, ix.dir, m.Analysis)
 	}
 	if _, err := os.Stat(filepath.Join(ix.dir, stagedName)); err != nil {
-		// Staging stopped before the segment was in place (its temporary
-		// file is removed as stale), or a commit stopped after the
-		// MANIFEST named it: either way what is left is the note.
-		if !ix.readOnly {
-			os.Remove(filepath.Join(ix.dir, stagedMetaName))
+		switch {
+		case ix.readOnly && ix.halfCommitted(m) != "":
+			// A commit stopped before the MANIFEST named the segment:
+			// the next writer puts it back (resumeStaged).
+		case ix.readOnly:
+			return nil, nil
+		default:
+			back, err := ix.resumeStaged()
+			if err != nil {
+				return nil, err
+			}
+			if !back {
+				// Staging stopped before the segment was in place (its
+				// temporary file is removed as stale), or a commit
+				// stopped after the MANIFEST named it: either way what
+				// is left is the note.
+				os.Remove(filepath.Join(ix.dir, stagedMetaName))
+				return nil, nil
+			}
 		}
-		return nil, nil
 	}
 	ix.analysis = m.Analysis
 	return &m.Segment, nil
@@ -745,7 +873,21 @@ func (ix *Index) CommitStaged() (Segment, error) {
 	if err := ix.loadSegment(check, func(*Record) error { return nil }); err != nil {
 		return Segment{}, err
 	}
+	// The note names the segment before it is renamed, so that a commit
+	// that stops before the MANIFEST names it leaves it claimed: staged
+	// still, not a stale file to remove (resumeStaged).
 	seg.Name = ix.nextName()
+	meta, err := json.Marshal(stagedMeta{Analysis: ix.analysis, Segment: *seg, Commit: seg.Name})
+	if err == nil {
+		err = writeSynced(filepath.Join(ix.dir, stagedMetaName), meta)
+	}
+	if err == nil {
+		err = syncDir(ix.dir)
+	}
+	if err != nil {
+		return Segment{}, fmt.Errorf("index %s: noting the commit of the staged segment: %w", ix.dir, err)
+	}
+	crashPoint("commit-noted")
 	if err := ix.commit(*seg, filepath.Join(ix.dir, stagedName), true); err != nil {
 		return Segment{}, err
 	}

@@ -255,6 +255,170 @@ func TestKilledDuringCommit(t *testing.T) {
 	}
 }
 
+// TestKilledDuringCommitStaged kills `index commit` (SIGKILL) at each step
+// of committing a staged segment: after the kill the segment is either in
+// the index or staged still, as a read-only look and a writer both say, and
+// committing it again adds it; it is never lost. Killed after the segment
+// is renamed and before the MANIFEST names it, the segment is under its
+// final name and named by nothing but the staged segment's note.
+func TestKilledDuringCommitStaged(t *testing.T) {
+	if step := os.Getenv("INDEX_TEST_KILL_STAGED_AT"); step != "" {
+		testCrash = func(s string) {
+			if s == step {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+		ix, err := OpenExisting(os.Getenv("INDEX_TEST_DIR"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.CommitStaged()
+		return
+	}
+	for _, tc := range []struct {
+		step      string
+		committed bool     // the segment is in the index after the kill
+		left      []string // files the kill left
+	}{
+		{"commit-noted", false, []string{stagedName, stagedMetaName}},
+		{"segment-renamed", false, []string{"seg-000002.wdx", stagedMetaName}},
+		{"manifest-written", false, []string{"seg-000002.wdx", stagedMetaName, "MANIFEST.tmp"}},
+		{"manifest-renamed", true, []string{"seg-000002.wdx", stagedMetaName}},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			dir := t.TempDir()
+			addSegment(t, dir, records(0, 10))
+			stageSegment(t, dir, records(10, 5))
+			fill(t, dir, userFiles)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKilledDuringCommitStaged$")
+			cmd.Env = append(os.Environ(), "INDEX_TEST_KILL_STAGED_AT="+tc.step, "INDEX_TEST_DIR="+dir)
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("the child was not killed: %v", err)
+			}
+			for _, n := range tc.left {
+				if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+					t.Errorf("the killed commit left no %s: %v", n, err)
+				}
+			}
+			checkStagedOrIn(t, dir, tc.committed)
+		})
+	}
+	// A note written without the segment's final name (by a version that
+	// did not write it): the segment under the next name is the staged one
+	// when its size, count and CRC-32C are the note's.
+	t.Run("note-without-name", func(t *testing.T) {
+		dir := t.TempDir()
+		addSegment(t, dir, records(0, 10))
+		stageSegment(t, dir, records(10, 5))
+		fill(t, dir, userFiles)
+		if err := os.Rename(filepath.Join(dir, stagedName), filepath.Join(dir, "seg-000002.wdx")); err != nil {
+			t.Fatal(err)
+		}
+		checkStagedOrIn(t, dir, false)
+	})
+	// A note that cannot be read may claim any segment file: none the
+	// MANIFEST does not name is removed until it is discarded.
+	t.Run("note-unreadable", func(t *testing.T) {
+		dir := t.TempDir()
+		stageSegment(t, dir, records(10, 5))
+		seg := filepath.Join(dir, "seg-000001.wdx")
+		if err := os.Rename(filepath.Join(dir, stagedName), seg); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, stagedMetaName), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(dir, testAnalysis)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Staged(); !errors.Is(err, ErrDamaged) {
+			t.Errorf("Staged with an unreadable note: %v, want ErrDamaged", err)
+		}
+		ix.Close()
+		if _, err := os.Stat(seg); err != nil {
+			t.Fatalf("the segment the note may claim is gone: %v", err)
+		}
+		ix, err = Open(dir, testAnalysis)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ix.DiscardStaged()
+		ix.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := loadAll(t, dir); len(got) != 0 {
+			t.Errorf("%d records after discarding", len(got))
+		}
+		if _, err := os.Stat(seg); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the unnamed segment stays once the note is discarded: %v", err)
+		}
+	})
+}
+
+// checkStagedOrIn checks that the index in dir holds the 10 records of its
+// first segment and the 5 of the staged one, committed if committed and
+// staged otherwise; it commits them if staged, and checks the index after.
+func checkStagedOrIn(t *testing.T, dir string, committed bool) {
+	t.Helper()
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := ro.Staged()
+	n := ro.Stats().Records
+	ro.Close()
+	switch {
+	case err != nil:
+		t.Fatalf("read-only: %v", err)
+	case committed && (seg != nil || n != 15):
+		t.Fatalf("read-only: staged %v, %d records in the index; want none staged and 15", seg, n)
+	case !committed && (seg == nil || seg.Records != 5 || n != 10):
+		t.Fatalf("read-only: staged %v, %d records in the index; want 5 staged and 10", seg, n)
+	}
+	ix, err := Open(dir, testAnalysis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err = ix.Staged()
+	n = ix.Stats().Records
+	if err != nil || committed != (seg == nil) || !committed && seg.Records != 5 || n != map[bool]int{true: 15, false: 10}[committed] {
+		ix.Close()
+		t.Fatalf("opened to write: staged %v (%v), %d records in the index", seg, err, n)
+	}
+	if !committed {
+		if _, err := ix.NewWriter(nil); !errors.Is(err, ErrStaged) {
+			t.Errorf("a writer with the segment staged: %v, want ErrStaged", err)
+		}
+		got, err := ix.CommitStaged()
+		if err != nil {
+			ix.Close()
+			t.Fatal(err)
+		}
+		if got.Name != "seg-000002.wdx" || got.Records != 5 {
+			t.Errorf("committed as %+v", got)
+		}
+	}
+	ix.Close()
+	got := loadAll(t, dir)
+	if len(got) != 15 || got[10].ID != "<urn:uuid:10>" {
+		t.Fatalf("%d records in the index, want 15", len(got))
+	}
+	for _, n := range []string{stagedName, stagedMetaName, "MANIFEST.tmp"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left: %v", n, err)
+		}
+	}
+	checkFiles(t, dir, userFiles)
+	addSegment(t, dir, records(500, 3))
+	if got := loadAll(t, dir); len(got) != 18 {
+		t.Errorf("%d records after one more run, want 18", len(got))
+	}
+}
+
 // checkFiles checks that the files under dir are as files says.
 func checkFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
