@@ -44,6 +44,22 @@ func refuseStaged(ix *index.Index, dir string) error {
 	return err
 }
 
+// discardStaged returns what discards the segment a job's reduce staged in
+// the index ix (in dir) when the reduce does not end well: its outputs
+// will not be written, and a commit would give later runs revisits of
+// records that are nowhere. It says on stderr, after who (the step), that
+// the index is as it was or, if the discard fails, that the segment is
+// there and how to remove it.
+func discardStaged(ix *index.Index, dir, who string, stderr io.Writer) func() {
+	return func() {
+		if err := ix.DiscardStaged(); err != nil {
+			fmt.Fprintf(stderr, "%s: index %s still holds the segment this reduce staged before it failed (discarding it: %v): do not commit it; warcdedup index discard %s removes it\n", who, dir, err, dir)
+			return
+		}
+		fmt.Fprintf(stderr, "%s: the segment this reduce staged in index %s is discarded: the index is as it was\n", who, dir)
+	}
+}
+
 // commitIndex adds what this run kept, in the outputs that were written, to
 // the index. It runs after every output is in place: an index that names
 // records of an output that is not there would give later runs revisits

@@ -297,6 +297,10 @@ type registry struct {
 	// removed again, when empty, once no output holds them (a run refused
 	// or failed leaves no empty directory behind).
 	made []string
+	// undo holds what undoes the changes the command made outside its
+	// outputs (a segment staged in an index) while it is not done: an
+	// interrupted command runs them, as it removes its temporary files.
+	undo []func()
 }
 
 // madeDirs notes directories made for outputs, deepest first.
@@ -429,10 +433,41 @@ func (r *registry) written(name string) {
 	r.mu.Unlock()
 }
 
-// interrupt removes every registered file and keeps the registry locked, so
-// that nothing creates or renames a file before the process exits, and
-// returns the outputs finished and those that are not; it does nothing and
-// returns false when the command has nothing left to do.
+// undoable runs do with the registry locked and, if it succeeds, keeps
+// undo to undo it: a signal then comes either before do or after undo is
+// kept, never between them. An interrupted command runs undo; a command
+// that fails later runs it with undoNow.
+func (r *registry) undoable(do func() error, undo func()) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := do(); err != nil {
+		return err
+	}
+	r.undo = append(r.undo, undo)
+	return nil
+}
+
+// undoNow runs what undoes the command's changes (undoable), latest first,
+// once.
+func (r *registry) undoNow() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runUndo()
+}
+
+// runUndo runs r.undo, latest first, and forgets it; r.mu is held.
+func (r *registry) runUndo() {
+	for i := len(r.undo) - 1; i >= 0; i-- {
+		r.undo[i]()
+	}
+	r.undo = nil
+}
+
+// interrupt removes every registered file, undoes the command's changes
+// (undoable) and keeps the registry locked, so that nothing creates or
+// renames a file before the process exits, and returns the outputs finished
+// and those that are not; it does nothing and returns false when the
+// command has nothing left to do.
 func (r *registry) interrupt() (finished, unfinished []string, ok bool) {
 	r.mu.Lock()
 	if r.pending <= 0 {
@@ -443,6 +478,7 @@ func (r *registry) interrupt() (finished, unfinished []string, ok bool) {
 		os.Remove(name)
 	}
 	r.removeMadeLocked()
+	r.runUndo()
 	return r.finished, r.unfinished, true
 }
 

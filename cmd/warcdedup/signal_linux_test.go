@@ -17,3 +17,15 @@ func pipeUnread(t *testing.T, r *os.File) int {
 	}
 	return n
 }
+
+// shrinkPipe makes the pipe whose reading end is r hold as few bytes as
+// Linux allows, and returns how many: a writer blocks once they are
+// unread.
+func shrinkPipe(t *testing.T, r *os.File) int {
+	t.Helper()
+	n, err := unix.FcntlInt(r.Fd(), unix.F_SETPIPE_SZ, 4096)
+	if err != nil {
+		t.Fatalf("shrinking the pipe: %v", err)
+	}
+	return n
+}

@@ -14,3 +14,10 @@ func pipeUnread(t *testing.T, _ *os.File) int {
 	t.Skip("the bytes left in a pipe are read on Linux only")
 	return 0
 }
+
+// shrinkPipe needs F_SETPIPE_SZ, which is Linux's.
+func shrinkPipe(t *testing.T, _ *os.File) int {
+	t.Helper()
+	t.Skip("a pipe's size is set on Linux only")
+	return 0
+}

@@ -294,3 +294,66 @@ func TestCPUProfileSignal(t *testing.T) {
 	feed(t, r, w, mustRead(t, samplePath)[:1000])
 	wantTerminated(t, terminate(t, cmd), stderr.String(), dir)
 }
+
+// TestReduceSignalAfterStaging: reduce --index interrupted after it staged
+// what the job kept, while it writes its report's last lines (to a FIFO
+// the test does not read), ends with 128+15 and discards the segment: the
+// index is as it was.
+func TestReduceSignalAfterStaging(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "copies.warc.gz")
+	story := storyText(4, 12)
+	var pages [][3]string
+	for i := range 40 {
+		pages = append(pages, [3]string{uuid(100 + i), fmt.Sprintf("http://site%d.example/story", i), story})
+	}
+	htmlWARC(t, in, 10, pages...)
+	// One file: its report lines are written when the run ends, after
+	// staging.
+	code, out, stderr := step(t, mapList([]string{in}), "map", "-q")
+	if code != exitOK {
+		t.Fatalf("map: exit %d\n%s", code, stderr)
+	}
+	facts := sortLines(strings.SplitAfter(strings.TrimSuffix(out, "\n"), "\n"))
+	whole := filepath.Join(dir, "report.jsonl")
+	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--report", whole); code != exitOK {
+		t.Fatalf("reduce: exit %d\n%s", code, stderr)
+	}
+
+	fifo := filepath.Join(dir, "report.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Opened without waiting for a writer; never read.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	held := shrinkPipe(t, r)
+	if fi, err := os.Stat(whole); err != nil || fi.Size() <= int64(held) {
+		t.Fatalf("the report (%v, %v) does not fill the pipe's %d bytes", fi.Size(), err, held)
+	}
+	idx := t.TempDir()
+	cmd := command("reduce", "-q", "--index", idx, "--report", fifo)
+	cmd.Stdin = strings.NewReader(facts)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Staged and writing the report, reduce cannot finish: the report is
+	// more than the pipe holds.
+	waitFor(t, "reduce to stage and write its report", func() bool {
+		n := names(t, idx)
+		return slices.Contains(n, "staged.json") && slices.Contains(n, "staged.wdx") && pipeUnread(t, r) > 0
+	})
+	code = terminate(t, cmd)
+	stderr = errb.String()
+	if code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr, "staged in index "+idx+" is discarded") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if n := names(t, idx); !slices.Equal(n, []string{"MANIFEST", "lock"}) {
+		t.Errorf("the index holds %v", n)
+	}
+}

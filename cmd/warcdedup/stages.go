@@ -397,6 +397,8 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	// complete before the last fact is read.
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", *quiet)
+	// A segment staged in the index is discarded too (reg.undoable), which
+	// says so itself.
 	defer onSignal(reg, log, "interrupted; the decisions written to standard output are incomplete, an unfinished report is removed")()
 	if *report != "" {
 		reg.expect(1)
@@ -554,9 +556,19 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			w.Abort()
 			return fail("%v", err)
 		}
-		if err := w.Stage(); err != nil {
+		// Staged, the segment is the job's until the reduce ends well: a
+		// reduce that fails or is interrupted from here on (the report's
+		// last lines, its rename) discards it, so that the index is as it
+		// was and a later job is not refused for it, nor commits the
+		// records of outputs that will not be written.
+		if err := reg.undoable(w.Stage, discardStaged(ix, *indexDir, "warcdedup reduce", stderr)); err != nil {
 			return fail("%v", err)
 		}
+		defer func() {
+			if exit != exitOK {
+				reg.undoNow()
+			}
+		}()
 	}
 	if err := d.Close(); err != nil {
 		return fail("ending the run: %v", err)
@@ -1246,7 +1258,9 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 			fmt.Fprintf(stderr, "warcdedup reduce --round %s: %v\n", name, err)
 			return indexExit(err)
 		}
-		err := w.Stage()
+		// Staged last; a signal before the round counts itself done
+		// discards it, as the one-task reduce does.
+		err := reg.undoable(w.Stage, discardStaged(ix, indexDir, "warcdedup reduce --round "+name, stderr))
 		w = nil
 		if err != nil {
 			return fail("%v", err)

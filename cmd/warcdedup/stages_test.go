@@ -1247,3 +1247,78 @@ func TestStepsLenientDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceFailsAfterStaging: a reduce --index that fails after it staged
+// what the job kept (the report's last lines, or its sync, fail) discards
+// the segment: the index is as it was, says nothing is staged, and takes
+// the next job. When the discard fails too, the reduce says that the
+// index holds the segment and how to remove it.
+func TestReduceFailsAfterStaging(t *testing.T) {
+	// One file: a reduce writes its report lines when the run ends, after
+	// staging (with more, those of each file come when the next begins).
+	code, out, stderr := step(t, mapList([]string{samplePath}), "map", "-q")
+	if code != exitOK {
+		t.Fatalf("map: exit %d\n%s", code, stderr)
+	}
+	facts := sortLines(strings.SplitAfter(strings.TrimSuffix(out, "\n"), "\n"))
+	discarded := func(t *testing.T, idx string, code int, stderr string) {
+		t.Helper()
+		if code != exitFailure || !strings.Contains(stderr, "staged in index "+idx+" is discarded") {
+			t.Errorf("exit %d, %q", code, stderr)
+		}
+		if n := names(t, idx); !slices.Equal(n, []string{"MANIFEST", "lock"}) {
+			t.Errorf("the index holds %v", n)
+		}
+		if code, out, stderr := step(t, nil, "index", idx); code != exitOK || strings.Contains(out, "staged") || !strings.Contains(out, "0 runs") {
+			t.Errorf("index: exit %d, %q, %q", code, out, stderr)
+		}
+		if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitOK {
+			t.Errorf("the next job: exit %d, %q", code, stderr)
+		}
+	}
+	t.Run("report-full", func(t *testing.T) {
+		if fi, err := os.Stat("/dev/full"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			t.Skip("no /dev/full")
+		}
+		idx := t.TempDir()
+		code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx, "--report", "/dev/full")
+		if !strings.Contains(stderr, "no space left") {
+			t.Errorf("the report did not fail: %q", stderr)
+		}
+		discarded(t, idx, code, stderr)
+	})
+	t.Run("report-sync", func(t *testing.T) {
+		idx, dir := t.TempDir(), t.TempDir()
+		defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+		syncFile = func(*os.File) error { return syscall.EIO }
+		code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx, "--report", filepath.Join(dir, "report.jsonl"))
+		discarded(t, idx, code, stderr)
+		if n := names(t, dir); len(n) != 0 {
+			t.Errorf("the failed reduce left %v", n)
+		}
+	})
+	t.Run("discard-fails", func(t *testing.T) {
+		idx, dir := t.TempDir(), t.TempDir()
+		defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+		// The staged segment becomes a directory that is not empty,
+		// which the discard cannot remove, whoever runs the test.
+		syncFile = func(*os.File) error {
+			p := filepath.Join(idx, "staged.wdx")
+			if err := os.Remove(p); err != nil {
+				t.Error(err)
+			}
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Error(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "x"), nil, 0o644); err != nil {
+				t.Error(err)
+			}
+			return syscall.EIO
+		}
+		code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx, "--report", filepath.Join(dir, "report.jsonl"))
+		if code != exitFailure || !strings.Contains(stderr, "still holds the segment this reduce staged") ||
+			!strings.Contains(stderr, "warcdedup index discard "+idx+" removes it") {
+			t.Errorf("exit %d, %q", code, stderr)
+		}
+	})
+}
