@@ -80,6 +80,30 @@ mkdir -p "$out"
 read -r -a extra <<<"${SBATCH_ARGS:-}"
 q() { printf '%q' "$1"; }
 
+# Killed (SIGTERM, SIGINT, SIGHUP), the script cancels the jobs it
+# submitted, whose tasks then remove what they had not finished (scancel
+# sends them SIGTERM), and says what is left: the cluster would otherwise
+# run the job on, writing outputs and staging the index after the script
+# has ended. The apply job is waited for in the background: bash runs a
+# trap only once a foreground command has ended.
+submitted=()
+waiter=""
+# shellcheck disable=SC2317 # the traps below run it
+stop() {
+	trap '' HUP INT TERM
+	[[ -s $work/apply.id ]] && submitted+=("$(cut -d';' -f1 "$work/apply.id")")
+	((${#submitted[@]} == 0)) || scancel "${submitted[@]}" 2>/dev/null || true
+	[[ -z $waiter ]] || wait "$waiter" 2>/dev/null || true
+	echo "mapreduce-slurm.sh: stopped by SIG$1; its jobs (${submitted[*]:-none submitted}) are cancelled; the outputs the apply tasks finished are in $out, the others are not written" >&2
+	if [[ -n ${WARCDEDUP_INDEX:-} ]] && grep -q '^a cluster job staged' <<<"$("$bin" index "$WARCDEDUP_INDEX" 2>/dev/null || true)"; then
+		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it" >&2
+	fi
+	exit $((128 + $2))
+}
+trap 'stop HUP 1' HUP
+trap 'stop INT 2' INT
+trap 'stop TERM 15' TERM
+
 # The list of inputs, each with its position: map task N of M takes the
 # lines whose number is N modulo M.
 : >"$work/list"
@@ -112,6 +136,7 @@ job map "seed=()" "$seed" "$(q "$bin") map -q $mapflags \"\${seed[@]}\" $flags <
 	"touch $(q "$work")/map-\$SLURM_ARRAY_TASK_ID.done"
 map=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-map --array=0-$((n - 1)) \
 	-o "$work/map-%a.log" "$work/map.sh")
+submitted+=("${map%%;*}")
 steps=()
 if ((rounds)); then
 	# A round's task N takes the lines whose group (the key up to its first
@@ -127,6 +152,7 @@ if ((rounds)); then
 			"touch $(q "$work")/$round-\$SLURM_ARRAY_TASK_ID.done"
 		dep=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-$round --array=0-$((tasks - 1)) \
 			--dependency=afterok:"$dep" --kill-on-invalid-dep=yes -o "$work/$round-%a.log" "$work/$round.sh")
+		submitted+=("${dep%%;*}")
 		steps+=("$round")
 		prev="$(q "$work")/$round-out-*"
 	done
@@ -137,6 +163,7 @@ else
 		"touch $(q "$work")/reduce.done"
 	reduce=$(sbatch --parsable "${extra[@]}" --job-name=warcdedup-reduce \
 		--dependency=afterok:"$map" --kill-on-invalid-dep=yes -o "$work/reduce.log" "$work/reduce.sh")
+	submitted+=("${reduce%%;*}")
 	decisions=$(q "$work/decisions")
 fi
 cdxj=""
@@ -152,7 +179,10 @@ job apply "st=0" "LC_ALL=C sort $decisions | $(q "$bin") apply -q $flags $applyf
 	"((st == 0)) || touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.damaged" \
 	"touch $(q "$work")/apply-\$SLURM_ARRAY_TASK_ID.done"
 sbatch --wait --parsable "${extra[@]}" --job-name=warcdedup-apply --array=0-$((tasks - 1)) \
-	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >/dev/null || true
+	--dependency=afterok:"$reduce" --kill-on-invalid-dep=yes -o "$work/apply-%a.log" "$work/apply.sh" >"$work/apply.id" &
+waiter=$!
+wait "$waiter" || true
+waiter=""
 missing=()
 for i in $(seq 0 $((n - 1))); do [[ -e $work/map-$i.done ]] || missing+=("map task $i"); done
 if ((rounds)); then

@@ -281,6 +281,56 @@ func TestMapReduceSlurm(t *testing.T) {
 		t.Errorf("after the failed job the index holds %q, after the first %q", h, committed)
 	}
 
+	// Killed while its apply tasks run, the script cancels its jobs: the
+	// tasks stop (a wrapper holds them until then), no output is written,
+	// and the script ends with 128+15.
+	dir := t.TempDir()
+	marks, mr4 := filepath.Join(dir, "marks"), filepath.Join(dir, "out")
+	if err := os.Mkdir(marks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(dir, "warcdedup")
+	if err := os.WriteFile(wrapper, []byte(`#!/usr/bin/env bash
+[[ $1 == apply ]] || exec "$REAL" "$@"
+touch "$MARKS/start-$$"
+trap 'touch "$MARKS/stopped-$$"; exit 143' TERM
+for _ in {1..300}; do sleep 0.1; done
+exec "$REAL" "$@"
+`), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", "2"}, append(ins, mr4+"/")...)...)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+wrapper, "REAL="+bin, "MARKS="+marks, "TMPDIR="+t.TempDir())
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The cluster schedules the steps one after the other: the apply
+	// tasks may take a while to start.
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(marks, "start-*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no apply task started in 90 s:\n%s", log.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(log.String(), "are cancelled") {
+		t.Errorf("killed: exit %d\n%s", code, log.String())
+	}
+	waitFor(t, "the apply tasks stopped", func() bool {
+		started, _ := filepath.Glob(filepath.Join(marks, "start-*"))
+		stopped, _ := filepath.Glob(filepath.Join(marks, "stopped-*"))
+		return len(stopped) == len(started)
+	})
+	if ns := names(t, mr4); len(ns) != 0 {
+		t.Errorf("a cancelled job left %v", ns)
+	}
+
 	// A run over one file writes its output only.
 	mr3 := filepath.Join(t.TempDir(), "out")
 	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", ins[3], mr3+"/")
