@@ -210,21 +210,21 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
 		// there is to compare, as wget --warc-dedup compares it.
 		d.Stats.DigestConflicts++
-		d.gone.kept(f.uri, f.digest)
+		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}
 	if dup && kept.seed && kept.id == f.id && kept.id != "" {
 		// The kept record is this record, read from an index of an earlier
 		// run over the same file: a record is never a revisit of itself.
 		d.Stats.AlreadyKept++
-		d.gone.kept(f.uri, f.digest)
+		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}
 	if dup && later(kept.date, f.date) {
 		// The kept copy was captured after this one: this capture stays
 		// whole rather than point forward in time.
 		d.Stats.LaterKept++
-		d.gone.kept(f.uri, f.digest)
+		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}
 	if !dup {

@@ -82,6 +82,13 @@ func sameURI(a, b string) bool { return a == b || uriKey(a) == uriKey(b) }
 type goneSet struct {
 	m   map[digestKey]struct{}
 	log []goneUndo // since begin, for withdraw
+	// stayed are the keys of captures kept that do not lead their payload
+	// (kept whole as the copy kept was captured later, on a digest
+	// conflict): such a capture resolves the revisits of its URI and
+	// payload whether the replacements of that key come before it or
+	// after. Rare: the leading captures need none, as a replacement of
+	// their key is an exact revisit of them at their own URI.
+	stayed map[digestKey]struct{}
 	// added are the keys the runs added, in order, for the index (some
 	// may have been dropped since).
 	added []digestKey
@@ -90,6 +97,7 @@ type goneSet struct {
 type goneUndo struct {
 	key     digestKey
 	removed bool // the entry was removed (else added)
+	stayed  bool // the key was added to stayed
 }
 
 func (s *goneSet) begin() { s.log = s.log[:0] }
@@ -97,7 +105,9 @@ func (s *goneSet) begin() { s.log = s.log[:0] }
 // withdraw undoes what was done since begin, latest first.
 func (s *goneSet) withdraw() {
 	for i := len(s.log) - 1; i >= 0; i-- {
-		if u := s.log[i]; u.removed {
+		if u := s.log[i]; u.stayed {
+			delete(s.stayed, u.key)
+		} else if u.removed {
 			s.m[u.key] = struct{}{}
 		} else {
 			delete(s.m, u.key)
@@ -110,6 +120,9 @@ func (s *goneSet) withdraw() {
 // its URI and payload.
 func (s *goneSet) replaced(uri, digest string) {
 	k := capKey(uri, digest)
+	if _, ok := s.stayed[k]; ok {
+		return
+	}
 	if s.m == nil {
 		s.m = map[digestKey]struct{}{}
 	}
@@ -154,6 +167,21 @@ func (s *goneSet) kept(uri, digest string) {
 		delete(s.m, k)
 		s.log = append(s.log, goneUndo{key: k, removed: true})
 	}
+}
+
+// stays notes a response kept that does not lead its payload (see
+// stayed).
+func (s *goneSet) stays(uri, digest string) {
+	s.kept(uri, digest)
+	k := capKey(uri, digest)
+	if _, ok := s.stayed[k]; ok {
+		return
+	}
+	if s.stayed == nil {
+		s.stayed = map[digestKey]struct{}{}
+	}
+	s.stayed[k] = struct{}{}
+	s.log = append(s.log, goneUndo{key: k, stayed: true})
 }
 
 // gone says whether a revisit naming uri and digest can no longer be

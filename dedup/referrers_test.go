@@ -371,10 +371,11 @@ func TestBrokenRevisitsAcrossRuns(t *testing.T) {
 }
 
 // TestRevisitResolvedLater: a revisit whose original was replaced across
-// URIs when the revisit was read is not broken if a later file keeps a
-// capture of its URI and payload (captured earlier than the kept copy):
-// whether it is broken is told once every response is judged, the same in
-// one run and in the partitioned rounds.
+// URIs is not broken if a capture of its URI and payload is kept whole
+// (captured earlier than the kept copy), whether that capture is read
+// after the replacement (a later file) or before it: whether it is broken
+// is told once every response is judged, the same in one run and in the
+// partitioned rounds.
 func TestRevisitResolvedLater(t *testing.T) {
 	pdf := strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20)
 	crawl := capturesWARC(t,
@@ -388,10 +389,22 @@ func TestRevisitResolvedLater(t *testing.T) {
 	older := capturesWARC(t,
 		capture{typ: "response", id: "<urn:uuid:r0>", uri: "http://mirror.example/r.pdf", date: "2026-01-01T00:00:00Z", body: pdf},
 	)
+	// The capture kept whole read before the one replaced: a file whose
+	// first capture of the mirror's URI is older than the kept copy, and
+	// its second, newer, a revisit of it across URIs.
+	both := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:r0>", uri: "http://mirror.example/r.pdf", date: "2026-01-01T00:00:00Z", body: pdf},
+		capture{typ: "response", id: "<urn:uuid:r>", uri: "http://mirror.example/r.pdf", date: "2026-01-03T00:00:00Z", body: pdf},
+		capture{typ: "revisit", id: "<urn:uuid:v>", uri: "http://mirror.example/r.pdf", date: "2026-01-04T00:00:00Z",
+			digest: sha1Digest(pdf), refersTo: "http://mirror.example/r.pdf"},
+	)
+	kept := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:k>", uri: "http://cdn.example/r.pdf", date: "2026-01-02T00:00:00Z", body: pdf},
+	)
 	for _, c := range []struct {
 		files [][]byte
 		want  int
-	}{{[][]byte{crawl}, 1}, {[][]byte{crawl, older}, 0}} {
+	}{{[][]byte{crawl}, 1}, {[][]byte{crawl, older}, 0}, {[][]byte{kept, both}, 0}} {
 		names := []string{"crawl.warc.gz", "older.warc.gz"}[:len(c.files)]
 		var told []string
 		opts := DefaultOptions()

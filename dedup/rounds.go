@@ -822,6 +822,7 @@ type groupState struct {
 	leadKey  string
 	leadVal  []byte
 	gone     map[digestKey]struct{}
+	stayed   map[digestKey]bool // later captures kept (stays)
 	leadKept bool
 	// ids: the records with the ID so far.
 	seen int
@@ -846,7 +847,7 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	g := &r.g
 	switch l.Key[0] {
 	case tagExact:
-		g.lead, g.gone, g.leadKept = nil, nil, false
+		g.lead, g.gone, g.stayed, g.leadKept = nil, nil, nil, false
 		return r.lead(l, emit)
 	case tagID:
 		g.seen = 1
@@ -975,11 +976,11 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 		r.stays(f)
 		return nil
 	}
-	if !sameURI(lead.uri, f.uri) {
+	if k := capKey(f.uri, f.digest); !sameURI(lead.uri, f.uri) && !g.stayed[k] {
 		if g.gone == nil {
 			g.gone = map[digestKey]struct{}{}
 		}
-		g.gone[capKey(f.uri, f.digest)] = struct{}{}
+		g.gone[k] = struct{}{}
 	}
 	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: g.leadRef}
 	// A copy of a page waits for the resolve round (the page may be
@@ -988,12 +989,17 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 	return emitEvent(event{kind: evFollow, subject: k, kept: r.g.leadKey, dec: dec, uri: f.uri, date: f.date, id: f.id}, emit)
 }
 
-// idLine writes the repeat count of a record after the first with its ID.
 // stays notes a later capture of the group's payload that is kept: it
-// resolves the input revisits naming its URI.
+// resolves the input revisits naming its URI, whether the captures of its
+// URI replaced were read before it or after.
 func (r *Rounds) stays(f *Fact) {
 	g := &r.g
-	delete(g.gone, capKey(f.uri, f.digest))
+	k := capKey(f.uri, f.digest)
+	delete(g.gone, k)
+	if g.stayed == nil {
+		g.stayed = map[digestKey]bool{}
+	}
+	g.stayed[k] = true
 	if sameURI(g.lead.uri, f.uri) {
 		g.leadKept = true
 	}
@@ -1017,6 +1023,7 @@ func (r *Rounds) referLine(k string, f *Fact, emit func(Line) error) error {
 	return emitEvent(e, emit)
 }
 
+// idLine writes the repeat count of a record after the first with its ID.
 func (r *Rounds) idLine(l Line, emit func(Line) error) error {
 	k := subjectOf(l.Key)
 	off, ok := offsetOf(k)
