@@ -359,15 +359,17 @@ func (p *page) texts(d dedup.Duplicate) {
 	// The kept record is the earlier: the diff goes from it to the duplicate.
 	a, okA := p.opts.Texts(d.KeptID)
 	b, okB := p.opts.Texts(d.RecordID)
+	// Not found: the record is in none of the WARC files read (a file the
+	// report names, moved or named relative to another directory).
 	switch {
 	case !okA && !okB:
-		p.s("<p class=\"n\">No main text found for either record.</p>\n")
+		p.s("<p class=\"n\">Neither record was found in the WARC files read: no text to compare.</p>\n")
 		return
 	case !okB:
-		p.s("<p class=\"n\">No main text found for the duplicate.</p>\n")
+		p.s("<p class=\"n\">The duplicate was not found in the WARC files read: no text to compare.</p>\n")
 		return
 	case !okA:
-		p.s("<p class=\"n\">No main text found for the kept record.</p>\n")
+		p.s("<p class=\"n\">The kept record was not found in the WARC files read: no text to compare.</p>\n")
 		return
 	}
 	a, cutA := truncate(a, p.opts.MaxText)

@@ -139,6 +139,23 @@ func WARCTexts(paths []string, ids []string, maxText int) (func(recordID string)
 // not write over while the texts are read.
 func Files(paths []string) []string { return expand(paths) }
 
+// Missing returns the paths that WARCTexts finds neither where they point
+// nor by base name in the other paths' directories: their records' texts
+// are not shown.
+func Missing(paths []string) []string {
+	found := map[string]bool{}
+	for _, f := range expand(paths) {
+		found[filepath.Base(f)] = true
+	}
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil && !found[filepath.Base(p)] {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}
+
 // expand turns paths into a list of files: directories give the files in
 // them, missing files are looked for by base name in the directories of the
 // others; each file appears once.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/warcdedup/warcdedup/review"
 )
@@ -94,6 +95,18 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "warcdedup: review: %v\n", err)
 		return exitFailure
+	}
+	lost := 0
+	for _, id := range rep.RecordIDs() {
+		if _, ok := texts(id); !ok {
+			lost++
+		}
+	}
+	if missing := review.Missing(paths); lost > 0 && len(missing) > 0 {
+		// The report names its inputs as they were given, relative to
+		// where warcdedup ran: from elsewhere they are not found.
+		fmt.Fprintf(stderr, "warcdedup: review: warning: %d records not found, whose texts are not shown; not found: %s (name the WARC files or their directories after the report)\n",
+			lost, strings.Join(missing, ", "))
 	}
 	w, err := o.create(reg, stdout, 0o644)
 	if err != nil {

@@ -43,6 +43,38 @@ func TestReviewCommand(t *testing.T) {
 	}
 }
 
+// TestReviewMissingWARCs: a report whose WARC files are not found (moved,
+// or named relative to another directory) gives a page that says the
+// records were not found, and a warning that names the files; given
+// after the report, they are read.
+func TestReviewMissingWARCs(t *testing.T) {
+	dir := t.TempDir()
+	rep, in := reviewReport(t, dir)
+	moved := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Mkdir(moved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(in, filepath.Join(moved, "renamed.warc.gz")); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "review.html")
+	var stderr bytes.Buffer
+	if code := run([]string{"review", rep, "-o", page}, nil, nil, &stderr); code != exitOK ||
+		!strings.Contains(stderr.String(), "records not found") || !strings.Contains(stderr.String(), in) {
+		t.Errorf("review: exit %d, %q", code, stderr.String())
+	}
+	if html := string(mustRead(t, page)); !strings.Contains(html, "found in the WARC files read") {
+		t.Error("the page does not say the records were not found")
+	}
+	stderr.Reset()
+	if code := run([]string{"review", "--force", rep, "-o", page, moved}, nil, nil, &stderr); code != exitOK || strings.Contains(stderr.String(), "not found") {
+		t.Errorf("review with the directory: exit %d, %q", code, stderr.String())
+	}
+	if html := string(mustRead(t, page)); strings.Contains(html, "found in the WARC files read") {
+		t.Error("the records given by their directory were not read")
+	}
+}
+
 // reviewReport runs the sample into dir with --report and returns the
 // report's path and the run's input, a copy of the sample in dir.
 func reviewReport(t *testing.T, dir string) (rep, in string) {
