@@ -153,6 +153,9 @@ type Index struct {
 	man      manifest
 	analysis string
 	readOnly bool
+	// made: this Open made the index (madeDir: and its directory), for
+	// Unmake.
+	made, madeDir bool
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -194,7 +197,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("index %s: not a directory", dir)
 	}
-	made := false
+	made, madeDir := false, errors.Is(err, os.ErrNotExist)
 	_, err = os.Stat(filepath.Join(dir, manifestName))
 	switch {
 	case err == nil:
@@ -210,7 +213,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 		}
 		made = true
 	}
-	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly}
+	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly, made: made, madeDir: made && madeDir}
 	if err := ix.takeLock(); err != nil {
 		return nil, err
 	}
@@ -404,6 +407,34 @@ func (ix *Index) Close() error {
 	}
 	err := ix.lock.Close()
 	ix.lock = nil
+	return err
+}
+
+// Unmake closes an index this Open made, if nothing was added to it (no
+// segment, none staged), and removes what Open made: its MANIFEST and lock
+// file, and its directory if Open made that too. A command that fails or
+// is refused leaves no new, empty index behind. It does nothing to another
+// index but close it.
+func (ix *Index) Unmake() error {
+	unmake := ix.made && !ix.readOnly && len(ix.man.Segments) == 0
+	if unmake {
+		if _, err := os.Stat(filepath.Join(ix.dir, stagedMetaName)); !errors.Is(err, os.ErrNotExist) {
+			unmake = false
+		}
+	}
+	if unmake {
+		// Removed while the lock is held: no other run has opened it.
+		for _, n := range []string{manifestName, lockName} {
+			if err := os.Remove(filepath.Join(ix.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				ix.Close()
+				return err
+			}
+		}
+	}
+	err := ix.Close()
+	if unmake && ix.madeDir {
+		os.Remove(ix.dir) // only if empty
+	}
 	return err
 }
 

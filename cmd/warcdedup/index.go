@@ -17,8 +17,15 @@ import (
 // openIndex opens --index DIR and seeds the Deduper with what earlier runs
 // kept. The index stays locked until it is closed: a second run on it stops
 // at once (exit 1) rather than wait for hours.
-func openIndex(dir string, cfg near.Config, d *dedup.Deduper) (*index.Index, error) {
-	ix, err := index.Open(dir, index.Analysis(cfg))
+//
+// With existing set (a dry run, which changes no index), an index that is
+// not there is made nowhere: it fails with index.ErrNoIndex.
+func openIndex(dir string, cfg near.Config, d *dedup.Deduper, existing bool) (*index.Index, error) {
+	open := index.Open
+	if existing {
+		open = index.OpenExisting
+	}
+	ix, err := open(dir, index.Analysis(cfg))
 	if err != nil {
 		return nil, err
 	}

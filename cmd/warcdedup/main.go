@@ -286,7 +286,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	d := dedup.New(cfg.opts)
 	var ix *index.Index
 	if *indexDir != "" {
-		if ix, err = openIndex(*indexDir, cfg.opts.Config, d); err != nil {
+		ix, err = openIndex(*indexDir, cfg.opts.Config, d, cfg.dryRun)
+		if cfg.dryRun && errors.Is(err, index.ErrNoIndex) {
+			// A dry run against an index not made yet: nothing earlier
+			// to deduplicate against, and no index to make.
+			ix, err = nil, nil
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)
 			if errors.Is(err, index.ErrFormat) {
 				// Pages of another analysis would be compared on features
@@ -295,7 +301,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			}
 			return indexExit(err)
 		}
-		defer ix.Close()
+		if ix != nil {
+			defer ix.Close()
+		}
 	}
 	if *indexCDX != "" {
 		if err := seedCDX(*indexCDX, d); err != nil {
@@ -388,6 +396,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		} else if !cfg.quiet {
 			fmt.Fprintf(stderr, "index %s: added %d kept records\n", *indexDir, n)
 		}
+	} else if ix != nil {
+		// Nothing added: an index this run made is not left behind empty.
+		ix.Unmake()
 	}
 	if err := d.Close(); err != nil {
 		log.Error("ending the run (report, temporary index file)", "err", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,53 @@ func TestRefusedRunLeavesNoDirectory(t *testing.T) {
 	}
 	if ns := names(t, out); len(ns) != 1 {
 		t.Errorf("%s holds %v", out, ns)
+	}
+}
+
+// TestNoEmptyIndexLeft: a command given --index NEWDIR that adds nothing
+// to it (a dry run, a map, which only reads an index, a reduce that fails,
+// a run whose every file fails) leaves no new, empty index behind; one
+// that adds makes it.
+func TestNoEmptyIndexLeft(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.warc.gz")
+	b := mustRead(t, samplePath)
+	if err := os.WriteFile(bad, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, facts, _ := step(t, mapList([]string{samplePath}), "map", "-q")
+	sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))
+	for i, c := range []struct {
+		name  string
+		stdin string
+		args  func(ix string) []string
+		code  int
+	}{
+		{"a dry run", "", func(ix string) []string {
+			return []string{"-n", "--index", ix, samplePath, filepath.Join(dir, "o0") + "/"}
+		}, exitOK},
+		{"a run whose file fails", "", func(ix string) []string { return []string{"--index", ix, bad, filepath.Join(dir, "o1") + "/"} }, exitFailure},
+		{"map --rounds", "0\t" + samplePath + "\n", func(ix string) []string { return []string{"map", "--rounds", "--index", ix} }, exitOK},
+		{"map of a file that is not there", "0\t" + filepath.Join(dir, "none.warc.gz") + "\n", func(ix string) []string { return []string{"map", "--rounds", "--index", ix} }, exitFailure},
+		{"a reduce of lines out of order", "b\tx\na\tx\n", func(ix string) []string { return []string{"reduce", "--index", ix} }, exitFailure},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ix := filepath.Join(dir, fmt.Sprintf("ix%d", i))
+			code, _, stderr := step(t, []byte(c.stdin), c.args(ix)...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %s", code, c.code, stderr)
+			}
+			if _, err := os.Stat(ix); err == nil {
+				t.Errorf("%s was made: %v", ix, names(t, ix))
+			}
+		})
+	}
+	// A reduce that stages makes the index.
+	ix := filepath.Join(dir, "made")
+	if code, _, stderr := step(t, []byte(sorted), "reduce", "-q", "--index", ix); code != exitOK {
+		t.Fatalf("reduce: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ix, "MANIFEST")); err != nil {
+		t.Errorf("a reduce that staged made no index: %v", err)
 	}
 }

@@ -213,8 +213,18 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	var line []byte
 	if *indexDir != "" {
-		ix, err := index.Open(*indexDir, index.Analysis(opts.Config))
-		if err == nil {
+		// Map only reads the index: one not made yet holds nothing, and
+		// is not made here.
+		ix, err := index.OpenExisting(*indexDir, index.Analysis(opts.Config))
+		if errors.Is(err, index.ErrNoIndex) {
+			ix, err = nil, nil
+			if ents, _ := os.ReadDir(*indexDir); len(ents) > 0 {
+				// Files and no index: Open refuses it (ErrNotIndex),
+				// making nothing, as a run would.
+				ix, err = index.Open(*indexDir, index.Analysis(opts.Config))
+			}
+		}
+		if err == nil && ix != nil {
 			if err = refuseStaged(ix, *indexDir); err != nil {
 				ix.Close()
 			}
@@ -224,7 +234,11 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 			return indexExit(err)
 		}
 		n := 0
-		err = ix.Load(func(r *index.Record) error {
+		load := func(func(*index.Record) error) error { return nil }
+		if ix != nil {
+			load = ix.Load
+		}
+		err = load(func(r *index.Record) error {
 			if r.Gone {
 				// The partitioned rounds do not look for revisits of
 				// captures earlier runs replaced (docs/scale.md).
@@ -237,7 +251,9 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 				return err
 			})
 		})
-		ix.Close()
+		if ix != nil {
+			ix.Close()
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup map: index %s: %v\n", *indexDir, err)
 			return exitFailure
@@ -432,11 +448,18 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	var ix *index.Index
 	if *indexDir != "" {
 		var err error
-		if ix, err = openIndex(*indexDir, opts.Config, d); err != nil {
+		if ix, err = openIndex(*indexDir, opts.Config, d, false); err != nil {
 			fmt.Fprintf(stderr, "warcdedup reduce: %v\n", err)
 			return indexExit(err)
 		}
 		defer ix.Close()
+		defer func() {
+			if exit != exitOK {
+				// A reduce that fails or is refused leaves no new, empty
+				// index (what it staged is discarded before this).
+				ix.Unmake()
+			}
+		}()
 	}
 	out := bufio.NewWriterSize(stdout, 1<<20)
 	in := bufio.NewReaderSize(stdin, 1<<20)
