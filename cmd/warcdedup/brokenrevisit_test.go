@@ -78,6 +78,11 @@ func TestBrokenRevisitWarned(t *testing.T) {
 	if got := mustRead(t, filepath.Join(out, "crawl-2.warc.gz")); !bytes.Equal(got, buf.Bytes()) {
 		t.Error("the revisits' file was changed")
 	}
+	// -q silences neither the warning nor its count, as reduce -q.
+	code, stderr = runCLI(t, "-q", "--force", first, second, out+"/")
+	if code != exitOK || !strings.Contains(stderr, want) || !strings.Contains(stderr, "see README): 1\n") {
+		t.Errorf("-q: exit %d, the warning or its count missing:\n%s", code, stderr)
+	}
 
 	// The same over two runs with one index: the first run's replaced
 	// capture is in the index, and the second run's revisit of it is told.

@@ -641,6 +641,11 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool
 		}
 	}()
 	if quiet {
+		// As the warnings about them, their count is not silenced (as
+		// reduce -q gives it).
+		if n := d.Stats.BrokenRevisits; n > 0 {
+			fmt.Fprintf(w, "input revisits naming a response this run replaced, with none like it left (replay cannot resolve them; see README): %d\n", n)
+		}
 		return
 	}
 	s := &d.Stats
