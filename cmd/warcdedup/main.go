@@ -220,8 +220,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	defer onSignal(reg, log, interrupted)()
+	// What the run reads: its inputs, standard input when it is a file,
+	// and the CDX it deduplicates against.
 	for _, j := range jobs {
-		reg.protect(j.in)
+		if j.in == "-" {
+			reg.protectFile(stdin)
+		} else {
+			reg.protect(j.in)
+		}
+	}
+	if *indexCDX != "" {
+		reg.protect(*indexCDX)
 	}
 	if err := prepare(outs, *force, reg); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\nnothing was written\n", err)

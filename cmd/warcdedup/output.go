@@ -342,6 +342,16 @@ func (r *registry) protect(paths ...string) {
 	}
 }
 
+// protectFile notes a file the command reads through a descriptor
+// (standard input), when it is a regular file.
+func (r *registry) protectFile(v any) {
+	if k, ok := fileKeyOf(v); ok {
+		r.mu.Lock()
+		r.keep[k] = true
+		r.mu.Unlock()
+	}
+}
+
 // kept says whether the file at path is one the command reads.
 func (r *registry) kept(path string) bool {
 	fi, err := os.Stat(path)

@@ -495,7 +495,8 @@ func TestKilledRunsFilesRemoved(t *testing.T) {
 }
 
 // TestInputNamedAsTemporary: an input named as a killed run's temporary
-// file of the output is read, not removed as one. (apply cannot meet one:
+// file of the output (given by name or on standard input), or a CDX so
+// named, is read, not removed as one. (apply cannot meet one:
 // such an input would be in the output directory, and its own output.)
 func TestInputNamedAsTemporary(t *testing.T) {
 	dir := t.TempDir()
@@ -507,6 +508,28 @@ func TestInputNamedAsTemporary(t *testing.T) {
 	}
 	check()
 
+	// The same file on standard input.
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--force", "-", filepath.Join(dir, "x.warc.gz")}, f, nil, &stderr); code != exitOK {
+		t.Fatalf("standard input: exit %d: %s", code, stderr.String())
+	}
+	check()
+
+	// A CDX to deduplicate against, so named.
+	cdx := filepath.Join(dir, ".y.warc.gz"+tempInfix+"7")
+	if err := os.WriteFile(cdx, []byte(" CDX N b a m s k r M S V g\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check = snapshot(t, in, cdx)
+	if code, msg := runCLI(t, "-q", "--index-cdx", cdx, samplePath, filepath.Join(dir, "y.warc.gz")); code != exitOK {
+		t.Fatalf("--index-cdx: exit %d: %s", code, msg)
+	}
+	check()
 }
 
 // TestConcurrentRunsOneOutput: a second run for an output that a run is
