@@ -103,7 +103,10 @@ func classify(name string) (*output, error) {
 		// caller chose to write it.
 		o.kind = outStream
 	default:
-		o.kind, o.path = outFile, path
+		// As the kernel resolves it: the lock, the temporary file and the
+		// directories made go beside the file the name names, also when a
+		// link is followed by ".." (filepath.Dir of "L/../d/x" is "d").
+		o.kind, o.path = outFile, canonicalPath(path)
 	}
 	return o, nil
 }

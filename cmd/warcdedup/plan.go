@@ -306,7 +306,7 @@ func notInIndexDir(outs []*output, indexDir string) error {
 	if indexDir == "" {
 		return nil
 	}
-	dir := filepath.Dir(canonicalPath(filepath.Join(indexDir, "x")))
+	dir := rawDir(canonicalPath(indexDir + string(os.PathSeparator) + "x"))
 	inIndex := map[fileKey]bool{}
 	if ents, err := os.ReadDir(indexDir); err == nil {
 		for _, e := range ents {
@@ -320,7 +320,7 @@ func notInIndexDir(outs []*output, indexDir string) error {
 			continue
 		}
 		k, ok := streamKey(o.name)
-		if filepath.Dir(canonicalPath(o.path)) == dir || ok && inIndex[k] {
+		if rawDir(canonicalPath(o.path)) == dir || ok && inIndex[k] {
 			return fmt.Errorf("output %s is in the index directory %s, whose files are the index: not written, --force or not", o.name, indexDir)
 		}
 	}
@@ -350,19 +350,51 @@ func streamKeyOf(v any) (fileKey, bool) {
 	return anyKeyOf(fi)
 }
 
-// canonicalPath is path with its directory's links followed and "." and ".."
-// taken out, so that two spellings of one file compare equal; a directory
-// not made yet is cleaned only.
+// canonicalPath is path with its directory's links followed, as the
+// kernel follows them, so that two spellings of one file compare equal.
+// Links come before "..": "L/../x" is x beside L's target, not beside L,
+// so the directory is not cleaned as text (filepath.Dir would) before its
+// links are followed. Of a directory not made yet, the part that exists is
+// followed and the rest is joined to it.
 func canonicalPath(path string) string {
-	dir := filepath.Dir(path)
-	if d, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = d
+	dir, rest := rawDir(path), []string{rawBase(path)}
+	for {
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			if a, err := filepath.Abs(d); err == nil {
+				d = a
+			}
+			return filepath.Join(append([]string{d}, rest...)...)
+		}
+		parent := rawDir(dir)
+		if parent == dir {
+			break
+		}
+		rest = append([]string{rawBase(dir)}, rest...)
+		dir = parent
 	}
-	if d, err := filepath.Abs(dir); err == nil {
-		dir = d
+	a, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
 	}
-	return filepath.Join(dir, filepath.Base(path))
+	return a
 }
+
+// rawDir is path up to its last separator, not cleaned: "." for a bare
+// name, "/" for a name in the root.
+func rawDir(path string) string {
+	i := strings.LastIndexByte(path, os.PathSeparator)
+	switch {
+	case i < 0:
+		return "."
+	case i == 0:
+		return string(os.PathSeparator)
+	}
+	// "a//b": the separators before the name are one.
+	return strings.TrimRight(path[:i], string(os.PathSeparator))
+}
+
+// rawBase is path after its last separator.
+func rawBase(path string) string { return path[strings.LastIndexByte(path, os.PathSeparator)+1:] }
 
 // isWARCName says whether a file found in a directory is an input. Heritrix names
 // files it is still writing *.open, and files it gave up on *.invalid.

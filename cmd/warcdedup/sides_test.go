@@ -151,3 +151,46 @@ func TestNoEmptyIndexLeft(t *testing.T) {
 		t.Errorf("a reduce that staged made no index: %v", err)
 	}
 }
+
+// TestLinkThenDotDot: an output named through a link followed by ".."
+// (L/../d/x, where L links to another directory) is the file the kernel
+// opens there: it is refused in the index's directory, it is not taken
+// for a file of the same name beside L, and it is written, with its lock
+// and directory, where it names.
+func TestLinkThenDotDot(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "deep")
+	if err := os.MkdirAll(filepath.Join(deep, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "L")
+	if err := os.Symlink(filepath.Join(deep, "sub"), link); err != nil {
+		t.Fatal(err)
+	}
+	ix := filepath.Join(deep, "ix")
+	if code, msg := runCLI(t, "-q", "--index", ix, samplePath, filepath.Join(dir, "o1.warc.gz")); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	check := snapshot(t, filepath.Join(ix, "MANIFEST"))
+	staged := link + "/../ix/staged.json"
+	if code, msg := runCLI(t, "-q", "--index", ix, "--report", staged, samplePath, filepath.Join(dir, "o2.warc.gz")); code != exitUsage || !strings.Contains(msg, "in the index directory") {
+		t.Errorf("a report into the index through L/..: exit %d, %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(ix, "staged.json")); err == nil {
+		t.Error("the report was written into the index")
+	}
+	check()
+	// deep/n/x.warc.gz and dir/n/x.warc.gz: two files.
+	there, here := link+"/../n/x.warc.gz", filepath.Join(dir, "n", "x.warc.gz")
+	if code, msg := runCLI(t, "-q", "--report", here, samplePath, there); code != exitOK {
+		t.Fatalf("two files: exit %d: %s", code, msg)
+	}
+	for _, p := range []string{filepath.Join(deep, "n", "x.warc.gz"), here} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	if ns := names(t, filepath.Join(deep, "n")); len(ns) != 1 {
+		t.Errorf("deep/n holds %v", ns)
+	}
+}
