@@ -636,10 +636,10 @@ func TestApplyDecisionsTwice(t *testing.T) {
 	}
 }
 
-// TestApplyRefusesExistingFirst: an output that exists (without --force)
-// is refused before any output is written, whichever file's it is: the
-// files applied before it are not written either (exit 2). With --force
-// every output is written.
+// TestApplyRefusesExistingFirst: an output that exists (without --force),
+// or that is a directory (--force or not), is refused before any output is
+// written, whichever file's it is: the files applied before it are not
+// written either (exit 2). With --force every output is written.
 func TestApplyRefusesExistingFirst(t *testing.T) {
 	ins := stageFiles(t)
 	dec := decisionsFor(t, ins)
@@ -667,5 +667,25 @@ func TestApplyRefusesExistingFirst(t *testing.T) {
 	}
 	if string(mustRead(t, old)) == "an earlier output" {
 		t.Error("--force left the earlier output")
+	}
+
+	// An output that is a directory, --force or not: refused before
+	// any output is written.
+	out = t.TempDir()
+	if err := os.Mkdir(filepath.Join(out, filepath.Base(later)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		args := []string{"apply", "-q", out + "/"}
+		if force {
+			args = append(args, "--force")
+		}
+		code, _, stderr := step(t, dec, args...)
+		if code != exitUsage || !strings.Contains(stderr, "is a directory") || !strings.Contains(stderr, "nothing written") {
+			t.Errorf("--force %v: exit %d, %q", force, code, stderr)
+		}
+		if ns := names(t, out); !slices.Equal(ns, []string{filepath.Base(later)}) {
+			t.Errorf("--force %v: the directory holds %v", force, ns)
+		}
 	}
 }

@@ -934,7 +934,8 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output, force 
 	for _, in := range mine {
 		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
 		if err != nil {
-			continue // refused, with its own reason, when the file is applied
+			// A directory, a socket: refused before any output is written.
+			return refusedOutput{fmt.Errorf("%w; nothing written", err)}
 		}
 		if other := isInput(o); other != "" {
 			return shapeError(fmt.Sprintf("output %s is the input %s: nothing written", o.name, other))
