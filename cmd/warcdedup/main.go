@@ -288,6 +288,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return exitFailure
 		}
 		cfg.opts.Report = repW
+		// A run refused from here on (the index locked or not one, the
+		// CDX unreadable) leaves no temporary report.
+		defer func() {
+			if repW != nil {
+				repW.abort()
+			}
+		}()
 	}
 	if orderByDate(jobs) {
 		log.Info("inputs are taken in the order of their first record's WARC-Date, so that the earliest capture is kept")
@@ -426,6 +433,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 				code = exitFailure
 			}
 		}
+		repW = nil
 	}
 	if cfg.logJSON {
 		logSummary(log, d, time.Since(start), cfg.dryRun, len(jobs), failed)

@@ -299,9 +299,9 @@ func checkSides(jobs []job, side map[string]*output, indexDir string, cdxj, dryR
 	return nil
 }
 
-// notInIndexDir refuses an output in the directory of an index (--index),
-// or one that is a file of it through a link: --force or not, it would be
-// written over the index.
+// notInIndexDir refuses an output in the directory of an index (--index)
+// or below it, or one that is a file of it through a link: --force or
+// not, it would be written over the index, or among its files.
 func notInIndexDir(outs []*output, indexDir string) error {
 	if indexDir == "" {
 		return nil
@@ -320,7 +320,7 @@ func notInIndexDir(outs []*output, indexDir string) error {
 			continue
 		}
 		k, ok := streamKey(o.name)
-		if rawDir(canonicalPath(o.path)) == dir || ok && inIndex[k] {
+		if p := canonicalPath(o.path); strings.HasPrefix(p, dir+string(os.PathSeparator)) || ok && inIndex[k] {
 			return fmt.Errorf("output %s is in the index directory %s, whose files are the index: not written, --force or not", o.name, indexDir)
 		}
 	}

@@ -194,3 +194,44 @@ func TestLinkThenDotDot(t *testing.T) {
 		t.Errorf("deep/n holds %v", ns)
 	}
 }
+
+// TestRefusedIndexLeavesNoReport: a run refused when it opens its index
+// (a directory that is no index) or its CDX (missing) leaves neither its
+// report's temporary file nor the directories it made for it.
+func TestRefusedIndexLeavesNoReport(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk")
+	if err := os.Mkdir(junk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(junk, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"not an index", []string{"--index", junk}},
+		{"no CDX", []string{"--index-cdx", filepath.Join(dir, "none.cdx")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reports := filepath.Join(t.TempDir(), "reports")
+			args := append(append([]string{"-q"}, c.args...), "--report", filepath.Join(reports, "sub", "r.jsonl"), samplePath, filepath.Join(t.TempDir(), "out")+"/")
+			if code, msg := runCLI(t, args...); code == exitOK {
+				t.Fatalf("exit 0: %s", msg)
+			}
+			if _, err := os.Stat(reports); err == nil {
+				t.Errorf("left %v in the report's directory", testfsNames(t, reports))
+			}
+		})
+	}
+}
+
+func testfsNames(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error {
+		out = append(out, p)
+		return nil
+	})
+	return out
+}
