@@ -277,9 +277,15 @@ func checkSides(jobs []job, side map[string]*output, indexDir string, cdxj, dryR
 				break
 			}
 			stream := j.out.kind == outStream
-			if j.out.kind == outStdout {
+			switch j.out.kind {
+			case outStdout:
 				_, regular := fileKeyOf(stdout)
 				stream = !regular
+			case outStream:
+				// A descriptor's name (/dev/stdout, /proc/self/fd/1) for a
+				// file the shell opened is a file all the same.
+				fi, err := os.Stat(j.out.name)
+				stream = err != nil || !fi.Mode().IsRegular()
 			}
 			if stream {
 				return fmt.Errorf("--index adds the records this run keeps, for later runs' revisits to name: output %s is a pipe or a device, not a file, so they may be kept nowhere; write it to a file", j.out.shown())

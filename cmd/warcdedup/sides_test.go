@@ -235,3 +235,29 @@ func testfsNames(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// TestIndexWithDescriptorFile: --index with the output named by a
+// descriptor (/proc/self/fd/N, as /dev/stdout) that is a regular file is
+// a file all the same: accepted, and the index takes the run's records.
+func TestIndexWithDescriptorFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "out.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ix := filepath.Join(dir, "ix")
+	name := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	if code, msg := runCLI(t, "-q", "--index", ix, samplePath, name); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if fi, err := os.Stat(f.Name()); err != nil || fi.Size() == 0 {
+		t.Errorf("the output is empty (%v)", err)
+	}
+	if code, out, _ := step(t, nil, "index", ix); code != exitOK || !strings.Contains(out, "1 runs") {
+		t.Errorf("index: exit %d, %s", code, out)
+	}
+}
