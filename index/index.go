@@ -197,7 +197,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("index %s: not a directory", dir)
 	}
-	made, madeDir := false, errors.Is(err, os.ErrNotExist)
+	made, madeDir, contended := false, errors.Is(err, os.ErrNotExist), false
 	_, err = os.Stat(filepath.Join(dir, manifestName))
 	switch {
 	case err == nil:
@@ -208,7 +208,9 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	default:
 		// Checked before the lock file is made, which would make the
 		// directory look used.
-		if err := newIndexDir(dir); err != nil {
+		err := newIndexDir(dir)
+		contended = errors.Is(err, errMaking)
+		if err != nil && !contended {
 			return nil, err
 		}
 		made = true
@@ -216,6 +218,14 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly, made: made, madeDir: made && madeDir}
 	if err := ix.takeLock(); err != nil {
 		return nil, err
+	}
+	if contended {
+		// The lock is ours: the run that was making the index ended. It
+		// made it (a MANIFEST), or was killed first (its leftovers are
+		// removed below, and the index is made here).
+		if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
+			made, ix.made, ix.madeDir = false, false, false
+		}
 	}
 	if err := ix.readManifest(made); err != nil {
 		ix.Close()
@@ -238,6 +248,10 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	return ix, nil
 }
 
+// errMaking: a new index's directory holds only what a run making the
+// index writes (newIndexDir).
+var errMaking = errors.New("index: being made")
+
 // newIndexDir makes dir, or checks that it is empty, for a new index.
 func newIndexDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -247,7 +261,7 @@ func newIndexDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dir, err)
 	}
-	names, err := d.Readdirnames(2)
+	names, err := d.Readdirnames(4)
 	d.Close()
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("index %s: %w", dir, err)
@@ -256,6 +270,16 @@ func newIndexDir(dir string) error {
 	// index and writing its MANIFEST leaves: such a directory is still new.
 	if len(names) == 1 && names[0] == lockName {
 		names = nil
+	}
+	// The lock and a MANIFEST (or its temporary file) that appeared since
+	// the caller looked: another run is making the index there now, or
+	// was killed making it (errMaking: the lock tells which).
+	making := len(names) > 0
+	for _, n := range names {
+		making = making && (n == lockName || n == manifestName || n == manifestName+".tmp")
+	}
+	if making {
+		return errMaking
 	}
 	if len(names) > 0 {
 		return fmt.Errorf("index: %s is %w: it has no MANIFEST and is not empty (it holds %s); a new index is made only in a new or empty directory",

@@ -751,3 +751,48 @@ func TestGoneEntries(t *testing.T) {
 		t.Errorf("MANIFEST after a new segment:\n%s", b)
 	}
 }
+
+// TestNewIndexBeingMade: a new index's directory that holds only the lock
+// and a temporary MANIFEST is another run making the index (ErrLocked,
+// while that run holds the lock), or one killed making it (the index is
+// made, its leftover removed); it is no foreign directory (ErrNotIndex).
+func TestNewIndexBeingMade(t *testing.T) {
+	for _, held := range []bool{true, false} {
+		t.Run(fmt.Sprintf("held %v", held), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ix")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			lf, err := os.Create(filepath.Join(dir, lockName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lf.Close()
+			if err := os.WriteFile(filepath.Join(dir, manifestName+".tmp"), []byte("{"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if held {
+				if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ix, err := Open(dir, "a")
+			if held {
+				if !errors.Is(err, ErrLocked) {
+					t.Errorf("Open: %v, want ErrLocked", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer ix.Close()
+			if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+				t.Errorf("no MANIFEST made: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, manifestName+".tmp")); err == nil {
+				t.Error("the killed run's temporary MANIFEST is left")
+			}
+		})
+	}
+}
