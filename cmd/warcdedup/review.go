@@ -102,11 +102,15 @@ func runReviewCommand(args []string, stdout, stderr io.Writer) int {
 			lost++
 		}
 	}
-	if missing := review.Missing(paths); lost > 0 && len(missing) > 0 {
+	if lost > 0 {
 		// The report names its inputs as they were given, relative to
-		// where warcdedup ran: from elsewhere they are not found.
-		fmt.Fprintf(stderr, "warcdedup: review: warning: %d records not found, whose texts are not shown; not found: %s (name the WARC files or their directories after the report)\n",
-			lost, strings.Join(missing, ", "))
+		// where warcdedup ran: from elsewhere they are not found. The
+		// outputs hold revisits, not the replaced records.
+		where := "the replaced records are in the run's inputs, not in its outputs: name the inputs or their directories after the report"
+		if missing := review.Missing(paths); len(missing) > 0 {
+			where = "not found: " + strings.Join(missing, ", ") + " (name the WARC files or their directories after the report)"
+		}
+		fmt.Fprintf(stderr, "warcdedup: review: warning: %d records not found, whose texts are not shown; %s\n", lost, where)
 	}
 	w, err := o.create(reg, stdout, 0o644)
 	if err != nil {

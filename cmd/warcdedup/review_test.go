@@ -73,6 +73,23 @@ func TestReviewMissingWARCs(t *testing.T) {
 	if html := string(mustRead(t, page)); strings.Contains(html, "found in the WARC files read") {
 		t.Error("the records given by their directory were not read")
 	}
+	// Pointed at the run's outputs, which have the inputs' names but
+	// hold revisits, not the records they replaced: warned, though every
+	// file is found by its name.
+	d2 := t.TempDir()
+	in2, out2, rep2 := filepath.Join(d2, "in", "a.warc.gz"), filepath.Join(d2, "out"), filepath.Join(d2, "r.jsonl")
+	copyFile(t, samplePath, in2)
+	if code, msg := runCLI(t, "-q", "--report", rep2, in2, out2+"/"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if err := os.Remove(in2); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"review", rep2, "-o", filepath.Join(d2, "p.html"), out2}, nil, nil, &stderr); code != exitOK ||
+		!strings.Contains(stderr.String(), "records not found") || !strings.Contains(stderr.String(), "not in its outputs") {
+		t.Errorf("review of the outputs: exit %d, %q", code, stderr.String())
+	}
 }
 
 // reviewReport runs the sample into dir with --report and returns the
