@@ -199,41 +199,52 @@ func TestBrokenRevisits(t *testing.T) {
 		checkBroken(t, fmt.Sprintf("judge %+v", c), files[rev], got, wantIDs)
 
 		// The partitioned rounds.
-		var lines []Line
-		for i, in := range files {
-			m := New(opts)
-			fk := FileKey(time.Time{}, false, uint64(i))
-			if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
-				return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), func(l Line) error { lines = append(lines, l); return nil })
-			}); err != nil {
-				t.Fatal(err)
-			}
-			m.Close()
-			if err := NameLine(fk, names[i], func(l Line) error { lines = append(lines, l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-		}
 		got = got[:0]
-		for _, name := range RoundNames {
-			r, err := NewRound(name, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.BrokenRevisit = opts.BrokenRevisit
-			sortLines(lines)
-			var next []Line
-			if err := r.Groups(lines, func(l Line) error { next = append(next, l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			lines = next
-			if name == "resolve" && r.BrokenRevisits != len(wantIDs) {
-				t.Errorf("rounds %+v: BrokenRevisits %d, want %d", c, r.BrokenRevisits, len(wantIDs))
-			}
+		if n := roundsBroken(t, opts, names, files); n != len(wantIDs) {
+			t.Errorf("rounds %+v: BrokenRevisits %d, want %d", c, n, len(wantIDs))
 		}
 		// The rounds tell a revisit read before what it names at the end.
 		slices.SortStableFunc(got, func(a, b brokenRec) int { return cmp.Compare(a.offset, b.offset) })
 		checkBroken(t, fmt.Sprintf("rounds %+v", c), files[rev], got, wantIDs)
 	}
+}
+
+// roundsBroken runs the files through map and the partitioned rounds,
+// with opts (its BrokenRevisit told by the resolve round), and returns
+// the resolve round's count of broken input revisits.
+func roundsBroken(t *testing.T, opts Options, names []string, files [][]byte) int {
+	t.Helper()
+	var lines []Line
+	add := func(l Line) error { lines = append(lines, l); return nil }
+	for i, in := range files {
+		m := New(opts)
+		fk := FileKey(time.Time{}, false, uint64(i))
+		if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+			return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), add)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		m.Close()
+		if err := NameLine(fk, names[i], add); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, name := range RoundNames {
+		r, err := NewRound(name, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.BrokenRevisit = opts.BrokenRevisit
+		sortLines(lines)
+		var next []Line
+		if err := r.Groups(lines, func(l Line) error { next = append(next, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		lines = next
+		n = r.BrokenRevisits
+	}
+	return n
 }
 
 func btoi(b bool) int {
@@ -424,33 +435,7 @@ func TestRevisitResolvedLater(t *testing.T) {
 		}
 
 		told = told[:0]
-		var lines []Line
-		for i, in := range c.files {
-			m := New(opts)
-			fk := FileKey(time.Time{}, false, uint64(i))
-			if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
-				return RoundFacts(RecordKey(fk, f.Offset), cloneFact(f), func(l Line) error { lines = append(lines, l); return nil })
-			}); err != nil {
-				t.Fatal(err)
-			}
-			m.Close()
-			if err := NameLine(fk, names[i], func(l Line) error { lines = append(lines, l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, name := range RoundNames {
-			r, err := NewRound(name, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.BrokenRevisit = opts.BrokenRevisit
-			sortLines(lines)
-			var next []Line
-			if err := r.Groups(lines, func(l Line) error { next = append(next, l); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			lines = next
-		}
+		roundsBroken(t, opts, names, c.files)
 		if len(told) != c.want {
 			t.Errorf("the rounds over %d files: told %q, want %d", len(c.files), told, c.want)
 		}

@@ -242,15 +242,20 @@ func existing(outs []*output) error {
 
 // fileKeyOf identifies standard input or output when it is a regular file.
 func fileKeyOf(v any) (fileKey, bool) {
+	if fi, ok := statOf(v); ok {
+		return keyOf(fi)
+	}
+	return fileKey{}, false
+}
+
+// statOf is the FileInfo of standard input or output, if it is a file.
+func statOf(v any) (fs.FileInfo, bool) {
 	f, ok := v.(*os.File)
 	if !ok || f == nil {
-		return fileKey{}, false
+		return nil, false
 	}
 	fi, err := f.Stat()
-	if err != nil {
-		return fileKey{}, false
-	}
-	return keyOf(fi)
+	return fi, err == nil
 }
 
 // checkSides refuses outputs that --index and --cdxj cannot stand for:
@@ -345,15 +350,10 @@ func streamKey(name string) (fileKey, bool) {
 
 // streamKeyOf identifies standard output, whatever its type.
 func streamKeyOf(v any) (fileKey, bool) {
-	f, ok := v.(*os.File)
-	if !ok || f == nil {
-		return fileKey{}, false
+	if fi, ok := statOf(v); ok {
+		return anyKeyOf(fi)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return fileKey{}, false
-	}
-	return anyKeyOf(fi)
+	return fileKey{}, false
 }
 
 // canonicalPath is path with its directory's links followed, as the
