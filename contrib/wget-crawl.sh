@@ -12,7 +12,8 @@
 # warcdedup: NAME.warc.gz, or with --warc-max-size NAME-00000.warc.gz,
 # NAME-00001.warc.gz, ... and NAME-meta.warc.gz (wget's log), each .warc
 # instead with --no-warc-compression. --warc-file is the script's own and
-# is refused (exit 2).
+# is refused (exit 2), and so are its abbreviations (--warc-fi) and the
+# wgetrc command warc_file (-e warc_file=NAME).
 # wget's exit status 8 (some fetch had an HTTP error, such as a 404) is a
 # normal end of a crawl.
 set -euo pipefail
@@ -22,13 +23,53 @@ if [ $# -lt 3 ]; then
 fi
 index=$1 out=$2 url=$3
 shift 3
-# wget takes the last --warc-file given: the user's would send the crawl
-# where this script does not look.
-for a in "$@"; do
+# wget takes the last WARC file name it is given: the user's would send
+# the crawl where this script does not look, and the crawl would be done
+# before the script found nothing to deduplicate. wget takes it in more
+# forms than --warc-file: getopt_long takes any unambiguous abbreviation of
+# a long option (--warc-f, no shorter: --warc- is ambiguous), and the
+# wgetrc command warc_file runs from -e or --execute (from --exe: --ex is
+# ambiguous), given as the rest of its word (-eCMD, -qeCMD, --execute=CMD)
+# or as the next one. wget reads a command's name ignoring case, dashes and
+# underscores (WARC-File and warcfile are warc_file), and spaces around it
+# and the "=". All of these are refused. What follows -- is URLs. The
+# first e of a word of short options is taken for -e, and the word after
+# an -e is looked at as an option too: where wget reads them otherwise (an
+# earlier option's value, -Pexports), a command found there is refused all
+# the same. Refusing too much leaves the crawl undone, with the reason
+# said; refusing too little lets wget crawl where the script does not look.
+warc_file_command() {
+  local c=$1
+  c=${c#"${c%%[![:space:]]*}"}
+  [[ $c =~ ^([[:alnum:]_-]*)[[:space:]]*= ]] || return 1
+  c=${BASH_REMATCH[1]//[-_]/}
+  [[ ${c,,} == warcfile ]]
+}
+refuse() {
+  echo "$0: --warc-file is not for the user: the crawl goes to OUTDIR/raw/ under a name of its own; nothing done" >&2
+  exit 2
+}
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  a=${args[i]}
   case $a in
-  --warc-file | --warc-file=*)
-    echo "$0: --warc-file is not for the user: the crawl goes to OUTDIR/raw/ under a name of its own; nothing done" >&2
-    exit 2
+  --) break ;;
+  --?*)
+    opt=${a#--}
+    opt=${opt%%=*}
+    if [ ${#opt} -ge 6 ] && [[ warc-file == "$opt"* ]]; then
+      refuse
+    fi
+    if [ ${#opt} -ge 3 ] && [[ execute == "$opt"* ]]; then
+      cmd=${args[i + 1]:-}
+      [[ $a != *=* ]] || cmd=${a#*=}
+      ! warc_file_command "$cmd" || refuse
+    fi
+    ;;
+  -*e*)
+    cmd=${a#*e}
+    [ -n "$cmd" ] || cmd=${args[i + 1]:-}
+    ! warc_file_command "$cmd" || refuse
     ;;
   esac
 done

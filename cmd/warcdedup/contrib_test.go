@@ -203,15 +203,37 @@ func TestRecipes(t *testing.T) {
 				}
 			})
 		}
-		out := filepath.Join(t.TempDir(), "out")
-		cmd := exec.Command("bash", filepath.Join("..", "..", "contrib", "wget-crawl.sh"), filepath.Join(filepath.Dir(out), "index"), out, srv.URL+"/", "--warc-file="+out+"/mine")
-		cmd.Env = append(os.Environ(), "WARCDEDUP="+bin)
-		o, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), "--warc-file") {
-			t.Errorf("--warc-file given: %v, want exit 2 naming it\n%s", err, o)
+		// wget takes a WARC file name in more forms than --warc-file: an
+		// abbreviation of it, and the wgetrc command warc_file (its name
+		// read ignoring case, dashes and underscores) run by -e or
+		// --execute, abbreviated too. Each is refused before anything is
+		// done: given to wget, it would crawl elsewhere, and the script
+		// would find nothing to deduplicate.
+		script, err := filepath.Abs(filepath.Join("..", "..", "contrib", "wget-crawl.sh"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Error("--warc-file given: OUTDIR made")
+		for _, opts := range [][]string{
+			{"--warc-file=mine"}, {"--warc-file", "mine"},
+			{"--warc-f=mine"}, {"--warc-fi=mine"}, {"--warc-fil", "mine"},
+			{"-e", "warc_file=mine"}, {"-ewarc_file=mine"}, {"-qe", " WARC-File = mine"}, {"-nv", "-qewarcfile=mine"},
+			{"--execute=warc_file=mine"}, {"--execute", "warcfile=mine"}, {"--exe=Warc_File=mine"},
+		} {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := exec.Command("bash", append([]string{script, filepath.Join(filepath.Dir(out), "index"), out, srv.URL + "/", "-e", "robots=off"}, opts...)...)
+			// wget, in the directory the test looks in, would write mine.warc.gz there.
+			cmd.Dir = filepath.Dir(out)
+			cmd.Env = append(os.Environ(), "WARCDEDUP="+bin)
+			o, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), "--warc-file is not for the user") {
+				t.Errorf("%q given: %v, want exit 2 naming --warc-file\n%s", opts, err, o)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%q given: OUTDIR made", opts)
+			}
+			if left := names(t, filepath.Dir(out)); len(left) != 0 {
+				t.Errorf("%q given: wget wrote %v", opts, left)
+			}
 		}
 	})
 	t.Run("heritrix", func(t *testing.T) {
