@@ -86,17 +86,66 @@ q() { printf '%q' "$1"; }
 # run the job on, writing outputs and staging the index after the script
 # has ended. The apply job is waited for in the background: bash runs a
 # trap only once a foreground command has ended.
+#
+# What is left is read from the work, output and index directories, not
+# from how far the script had got: the apply tasks may all have finished
+# before sbatch --wait saw it, and a trap runs only once the foreground
+# command it came during (the index commit, the CDXJ merge) has ended.
+# Every apply task's done mark means every output is written, and what the
+# job staged in the index can be committed. With some missing, the outputs
+# written are those, named as the inputs, newer in OUTDIR than the run's
+# list of inputs: a task renames each output there once it is whole, and
+# may have finished some before it was cancelled. The script does not
+# commit the index itself: it was told to stop, and says what to run.
 submitted=()
 waiter=""
+finished=0
 # shellcheck disable=SC2317 # the traps below run it
 stop() {
 	trap '' HUP INT TERM
 	[[ -s $work/apply.id ]] && submitted+=("$(cut -d';' -f1 "$work/apply.id")")
 	((${#submitted[@]} == 0)) || scancel "${submitted[@]}" 2>/dev/null || true
 	[[ -z $waiter ]] || wait "$waiter" 2>/dev/null || true
-	echo "mapreduce-slurm.sh: stopped by SIG$1; its jobs (${submitted[*]:-none submitted}) are cancelled; the outputs the apply tasks finished are in $out, the others are not written" >&2
+	local me="mapreduce-slurm.sh: stopped by SIG$1"
+	# Set before the work directory, and its done marks, are removed.
+	if ((finished)); then
+		echo "$me once it had finished: every output is in $out" >&2
+		exit $((128 + $2))
+	fi
+	local i f left=() written=() staged=0
+	for i in $(seq 0 $((tasks - 1))); do
+		[[ -e $work/apply-$i.done ]] || left+=("$i")
+	done
+	# The listing is read whole before grep looks at it: under pipefail, a
+	# grep -q that stops early would end the listing with SIGPIPE.
 	if [[ -n ${WARCDEDUP_INDEX:-} ]] && grep -q '^a cluster job staged' <<<"$("$bin" index "$WARCDEDUP_INDEX" 2>/dev/null || true)"; then
-		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it" >&2
+		staged=1
+	fi
+	if ((${#left[@]} == 0)); then
+		echo "$me after every apply task had finished: every output is written, in $out" >&2
+		if ((staged)); then
+			echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: every output is written, so warcdedup index commit $WARCDEDUP_INDEX adds it to the index" >&2
+		fi
+		# The merged index is written to cdxjtmp, then linked (renamed,
+		# with -f) to its name: until then it is not written.
+		if [[ -n $cdxjout && -e $cdxjtmp && ! $cdxjtmp -ef $cdxjout ]]; then
+			echo "mapreduce-slurm.sh: the CDXJ index $WARCDEDUP_CDXJ is not written; the apply tasks' indexes in $work make it: LC_ALL=C sort -m $work/cdxj-* >$WARCDEDUP_CDXJ" >&2
+		fi
+		exit $((128 + $2))
+	fi
+	if [[ -e $work/list ]]; then
+		for f in "${ins[@]}"; do
+			[[ $out/${f##*/} -nt $work/list ]] && written+=("${f##*/}")
+		done
+	fi
+	echo "$me; its jobs (${submitted[*]:-none submitted}) are cancelled; the apply tasks that had not finished: ${left[*]}" >&2
+	if ((${#written[@]} > 0)); then
+		echo "mapreduce-slurm.sh: written, whole, in $out: ${written[*]}; the other outputs are not written" >&2
+	else
+		echo "mapreduce-slurm.sh: no output is written" >&2
+	fi
+	if ((staged)); then
+		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
 	fi
 	exit $((128 + $2))
 }
@@ -231,6 +280,7 @@ status=0
 if compgen -G "$work/apply-*.damaged" >/dev/null; then
 	status=3
 fi
+finished=1
 if [[ -z ${WORKDIR:-} ]]; then
 	rm -rf "$work"
 fi

@@ -180,7 +180,9 @@ func slurmCluster(t *testing.T) {
 // index) take nothing of each other's: a failed map task, or an apply task
 // that refuses an existing output, fails the run (and the rounds' run says
 // the index's staged segment is not committed, and does not commit it), and
-// a run over one file writes that file only. It needs a cluster that takes jobs
+// a run over one file writes that file only. Killed, the script says which
+// outputs are written, and, once every apply task has finished, that the
+// index's staged segment can be committed. It needs a cluster that takes jobs
 // (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
 // does); with WARCDEDUP_SLURM=1 a missing cluster fails the test instead of
 // skipping it.
@@ -281,54 +283,172 @@ func TestMapReduceSlurm(t *testing.T) {
 		t.Errorf("after the failed job the index holds %q, after the first %q", h, committed)
 	}
 
-	// Killed while its apply tasks run, the script cancels its jobs: the
-	// tasks stop (a wrapper holds them until then), no output is written,
-	// and the script ends with 128+15.
+	// Killed while an apply task runs, the script cancels its jobs: the
+	// task stops (a wrapper holds it until then), its outputs are not
+	// written, and the script names the outputs the other tasks wrote and
+	// ends with 128+15. The held task is one with files, among tasks of
+	// which others have files too: the shares are read from the first
+	// job's decisions (the one job under work that wrote a decisions file),
+	// as apply takes them, by the hash of each file's key.
+	decs, _ := filepath.Glob(filepath.Join(work, "warcdedup-slurm.*", "decisions"))
+	if len(decs) != 1 {
+		t.Fatalf("the first job's decisions: %v", decs)
+	}
+	var keys, files []string
+	for _, l := range strings.Split(string(mustRead(t, decs[0])), "\n") {
+		key, val, ok := strings.Cut(l, "\t")
+		if !ok || val == "" || val[0] != dedup.ValFile {
+			continue
+		}
+		b, err := b64.DecodeString(val[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, name, _, err := dedup.ParseFileLine(append([]byte{val[0]}, b...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, files = append(keys, key), append(files, filepath.Base(name))
+	}
+	tasks, held := 0, 0
+	var free []string // the outputs of the tasks not held
+	for n := 2; n <= 5 && tasks == 0; n++ {
+		for h := 0; h < n && tasks == 0; h++ {
+			free = free[:0]
+			for i, k := range keys {
+				if keyTask(k, n) != h {
+					free = append(free, files[i])
+				}
+			}
+			if len(free) > 0 && len(free) < len(files) {
+				tasks, held = n, h
+			}
+		}
+	}
+	if tasks == 0 {
+		t.Fatalf("no number of apply tasks up to 5 shares the files %v among more than one", files)
+	}
+	slices.Sort(free)
 	dir := t.TempDir()
-	marks, mr4 := filepath.Join(dir, "marks"), filepath.Join(dir, "out")
+	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Then killed after every apply task finished: every output is
+	// written, and the script says so, and that the index's staged
+	// segment can be committed. The wrapper holds the commit, which the
+	// script makes after the apply job, until the script is killed, and
+	// then does not make it: the script is stopped after the apply job
+	// and before its commit, as by a signal that comes before sbatch
+	// --wait has seen the job end.
 	wrapper := filepath.Join(dir, "warcdedup")
 	if err := os.WriteFile(wrapper, []byte(`#!/usr/bin/env bash
-[[ $1 == apply ]] || exec "$REAL" "$@"
-touch "$MARKS/start-$$"
-trap 'touch "$MARKS/stopped-$$"; exit 143' TERM
-for _ in {1..300}; do sleep 0.1; done
+if [[ $HOLD == apply && $1 == apply && $SLURM_ARRAY_TASK_ID == "$HELD" ]]; then
+	touch "$MARKS/start-$$"
+	trap 'touch "$MARKS/stopped-$$"; exit 143' TERM
+	for _ in {1..300}; do sleep 0.1; done
+elif [[ $HOLD == commit && $1 == index && $2 == commit ]]; then
+	touch "$MARKS/commit"
+	for _ in {1..600}; do
+		[[ -e $MARKS/release ]] && exit 0
+		sleep 0.1
+	done
+	exit 1
+fi
 exec "$REAL" "$@"
 `), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", "2"}, append(ins, mr4+"/")...)...)
-	cmd.Env = append(os.Environ(), "WARCDEDUP="+wrapper, "REAL="+bin, "MARKS="+marks, "TMPDIR="+t.TempDir())
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The cluster schedules the steps one after the other: the apply
-	// tasks may take a while to start.
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if m, _ := filepath.Glob(filepath.Join(marks, "start-*")); len(m) > 0 {
-			break
+	// killed runs the script over ins into a new directory, with hold,
+	// and sends it SIGTERM once ready says so; it returns the outputs'
+	// directory, the work directory and what the script said.
+	killed := func(hold string, env []string, ready func(work string) bool) (string, string, string) {
+		t.Helper()
+		out, workdir := filepath.Join(t.TempDir(), "out"), t.TempDir()
+		os.Remove(filepath.Join(marks, "release"))
+		cmd := exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-t", strconv.Itoa(tasks)}, append(ins, out+"/")...)...)
+		cmd.Env = append(append(os.Environ(), "WARCDEDUP="+wrapper, "REAL="+bin, "MARKS="+marks, "HOLD="+hold, "HELD="+strconv.Itoa(held),
+			"TMPDIR="+t.TempDir(), "WORKDIR="+workdir), env...)
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no apply task started in 90 s:\n%s", log.String())
+		// The cluster schedules the steps one after the other: the
+		// apply tasks may take a while to start.
+		for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			work, _ := filepath.Glob(filepath.Join(workdir, "warcdedup-slurm.*"))
+			if len(work) == 1 && ready(work[0]) {
+				cmd.Process.Signal(syscall.SIGTERM)
+				os.WriteFile(filepath.Join(marks, "release"), nil, 0o644)
+				cmd.Wait()
+				if code := cmd.ProcessState.ExitCode(); code != 143 {
+					t.Errorf("killed (%s held): exit %d\n%s", hold, code, log.String())
+				}
+				return out, work[0], log.String()
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("%s not reached in 120 s:\n%s", hold, log.String())
+			}
 		}
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(log.String(), "are cancelled") {
-		t.Errorf("killed: exit %d\n%s", code, log.String())
+	done := func(work string, n int) bool {
+		_, err := os.Stat(filepath.Join(work, fmt.Sprintf("apply-%d.done", n)))
+		return err == nil
 	}
+	mr4, _, o4 := killed("apply", nil, func(work string) bool {
+		m, _ := filepath.Glob(filepath.Join(marks, "start-*"))
+		for n := 0; n < tasks; n++ {
+			if n != held && !done(work, n) {
+				return false
+			}
+		}
+		return len(m) > 0
+	})
 	waitFor(t, "the apply tasks stopped", func() bool {
 		started, _ := filepath.Glob(filepath.Join(marks, "start-*"))
 		stopped, _ := filepath.Glob(filepath.Join(marks, "stopped-*"))
 		return len(stopped) == len(started)
 	})
-	if ns := names(t, mr4); len(ns) != 0 {
-		t.Errorf("a cancelled job left %v", ns)
+	if got := names(t, mr4); !slices.Equal(got, free) {
+		t.Errorf("apply task %d of %d was cancelled, the others finished: the outputs are %v, not %v", held, tasks, got, free)
+	}
+	said := regexp.MustCompile(`written, whole, in ` + regexp.QuoteMeta(mr4) + `: ([^;]*); the other outputs are not written`).FindStringSubmatch(o4)
+	var named []string
+	if said != nil {
+		named = strings.Fields(said[1])
+		slices.Sort(named)
+	}
+	if !strings.Contains(o4, "are cancelled") || !strings.Contains(o4, fmt.Sprintf("had not finished: %d\n", held)) || !slices.Equal(named, free) {
+		t.Errorf("killed with apply task %d of %d running, after %v were written:\n%s", held, tasks, free, o4)
+	}
+	mr5, work5, o5 := killed("commit", []string{"WARCDEDUP_INDEX=" + index, "WARCDEDUP_CDXJ=" + filepath.Join(dir, "mr5.cdxj")}, func(string) bool {
+		_, err := os.Stat(filepath.Join(marks, "commit"))
+		return err == nil
+	})
+	for n := 0; n < tasks; n++ {
+		if !done(work5, n) {
+			t.Fatalf("the script committed before apply task %d was done:\n%s", n, o5)
+		}
+	}
+	if got := names(t, mr5); !slices.Equal(got, want) {
+		t.Errorf("killed after the apply tasks finished, the outputs are %v, not %v", got, want)
+	}
+	if !strings.Contains(o5, "every output is written") || !strings.Contains(o5, "warcdedup index commit "+index+" adds") ||
+		strings.Contains(o5, "discard") || !strings.Contains(o5, "CDXJ index "+filepath.Join(dir, "mr5.cdxj")+" is not written") {
+		t.Errorf("killed after every apply task finished:\n%s", o5)
+	}
+	if h := indexHolds(); !strings.HasPrefix(h, "a cluster job staged ") {
+		t.Errorf("killed before its commit, the index holds %q, not a staged segment", h)
+	}
+	// The commit the script says to make.
+	if o, err := exec.Command(bin, "index", "commit", index).CombinedOutput(); err != nil {
+		t.Fatalf("warcdedup index commit: %v\n%s", err, o)
+	}
+	if h := indexHolds(); !strings.HasPrefix(h, "2 runs, ") {
+		t.Errorf("after the commit the index holds %q", h)
 	}
 
 	// A run over one file writes its output only.
