@@ -106,7 +106,7 @@ func classify(name string) (*output, error) {
 		// As the kernel resolves it: the lock, the temporary file and the
 		// directories made go beside the file the name names, also when a
 		// link is followed by ".." (filepath.Dir of "L/../d/x" is "d").
-		o.kind, o.path = outFile, canonicalPath(path)
+		o.kind, o.path = outFile, outPath(path)
 	}
 	return o, nil
 }
@@ -143,11 +143,33 @@ func resolve(name string) (string, error) {
 			return "", fmt.Errorf("output %s: %v", name, unwrapPath(err))
 		}
 		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
+			// Not cleaned as text: "../x" is beside the link's directory
+			// as the kernel finds it, which a link before the ".." may
+			// put elsewhere than filepath.Join would.
+			d := rawDir(p)
+			if !strings.HasSuffix(d, string(os.PathSeparator)) {
+				d += string(os.PathSeparator)
+			}
+			t = d + t
 		}
 		p = t
 	}
 	return "", fmt.Errorf("output %s: too many levels of symbolic links", name)
+}
+
+// outPath is where the output named path is written: path as it is when
+// cleaning it as text names the file the kernel opens (no link before a
+// ".."), which keeps a relative name short (in a directory deeper than
+// PATH_MAX an absolute one cannot be opened); the path resolved link by
+// link (canonicalPath) when it does not.
+func outPath(path string) string {
+	if !strings.Contains(path, "..") {
+		return path // cleaning removes "." and repeated separators only
+	}
+	if c := canonicalPath(path); c != canonicalPath(filepath.Clean(path)) {
+		return c
+	}
+	return path
 }
 
 // unwrapPath returns the cause of a *fs.PathError, whose message would repeat

@@ -395,8 +395,11 @@ func rawDir(path string) string {
 	case i == 0:
 		return string(os.PathSeparator)
 	}
-	// "a//b": the separators before the name are one.
-	return strings.TrimRight(path[:i], string(os.PathSeparator))
+	// "a//b": the separators before the name are one; "//b" is in the root.
+	if d := strings.TrimRight(path[:i], string(os.PathSeparator)); d != "" {
+		return d
+	}
+	return string(os.PathSeparator)
 }
 
 // rawBase is path after its last separator.

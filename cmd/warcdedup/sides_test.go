@@ -193,6 +193,46 @@ func TestLinkThenDotDot(t *testing.T) {
 	if ns := names(t, filepath.Join(deep, "n")); len(ns) != 1 {
 		t.Errorf("deep/n holds %v", ns)
 	}
+
+	// An output that is a link whose relative target starts with "..",
+	// in a directory reached through a link: the target is beside the
+	// link's directory as the kernel finds it (deep/x.warc.gz), not
+	// beside L (dir/x.warc.gz, an input here), --force or not.
+	in := filepath.Join(dir, "x.warc.gz")
+	copyFile(t, samplePath, in)
+	check = snapshot(t, in)
+	if err := os.Symlink("../x.warc.gz", filepath.Join(deep, "sub", "out.warc.gz")); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		args := []string{"-q", in, filepath.Join(link, "out.warc.gz")}
+		if force {
+			args = append(args, "--force")
+		}
+		if code, msg := runCLI(t, args...); code != exitOK {
+			t.Errorf("--force %v: exit %d: %s", force, code, msg)
+		}
+	}
+	check()
+	if _, err := os.Stat(filepath.Join(deep, "x.warc.gz")); err != nil {
+		t.Errorf("the link's target was not written: %v", err)
+	}
+}
+
+// TestRootSpelledTwice: "//name" is name in the root directory, not in
+// the working directory (where an input of that name would be written
+// over with --force).
+func TestRootSpelledTwice(t *testing.T) {
+	for _, c := range []struct{ path, dir, want string }{
+		{"//x", "/", "/x"}, {"///x", "/", "/x"}, {"/x", "/", "/x"}, {"a//x", "a", "a/x"}, {"x", ".", "x"},
+	} {
+		if d := rawDir(c.path); d != c.dir {
+			t.Errorf("rawDir(%q) = %q, want %q", c.path, d, c.dir)
+		}
+		if p := canonicalPath(c.path); c.want[0] == '/' && p != c.want {
+			t.Errorf("canonicalPath(%q) = %q, want %q", c.path, p, c.want)
+		}
+	}
 }
 
 // TestRefusedIndexLeavesNoReport: a run refused when it opens its index
