@@ -153,9 +153,8 @@ type Index struct {
 	man      manifest
 	analysis string
 	readOnly bool
-	// made: this Open made the index (madeDir: and its directory), for
-	// Unmake.
-	made, madeDir bool
+	// made: this Open made the index, for Unmake.
+	made bool
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -197,7 +196,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("index %s: not a directory", dir)
 	}
-	made, madeDir, contended := false, errors.Is(err, os.ErrNotExist), false
+	made, contended := false, false
 	_, err = os.Stat(filepath.Join(dir, manifestName))
 	switch {
 	case err == nil:
@@ -215,7 +214,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 		}
 		made = true
 	}
-	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly, made: made, madeDir: made && madeDir}
+	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly, made: made}
 	if err := ix.takeLock(); err != nil {
 		return nil, err
 	}
@@ -224,7 +223,7 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 		// made it (a MANIFEST), or was killed first (its leftovers are
 		// removed below, and the index is made here).
 		if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
-			made, ix.made, ix.madeDir = false, false, false
+			made, ix.made = false, false
 		}
 	}
 	if err := ix.readManifest(made); err != nil {
@@ -435,10 +434,12 @@ func (ix *Index) Close() error {
 }
 
 // Unmake closes an index this Open made, if nothing was added to it (no
-// segment, none staged), and removes what Open made: its MANIFEST and lock
-// file, and its directory if Open made that too. A command that fails or
-// is refused leaves no new, empty index behind. It does nothing to another
-// index but close it.
+// segment, none staged), and removes its MANIFEST: a command that fails or
+// is refused leaves no new, empty index behind. The lock file stays (a
+// directory holding only it is still new to Open): another run may have
+// opened it and be waiting for the lock, and would hold a lock on a file
+// no longer there, beside a run that makes a new one. It does nothing to
+// another index but close it.
 func (ix *Index) Unmake() error {
 	unmake := ix.made && !ix.readOnly && len(ix.man.Segments) == 0
 	if unmake {
@@ -447,19 +448,13 @@ func (ix *Index) Unmake() error {
 		}
 	}
 	if unmake {
-		// Removed while the lock is held: no other run has opened it.
-		for _, n := range []string{manifestName, lockName} {
-			if err := os.Remove(filepath.Join(ix.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				ix.Close()
-				return err
-			}
+		// Removed while the lock is held.
+		if err := os.Remove(filepath.Join(ix.dir, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			ix.Close()
+			return err
 		}
 	}
-	err := ix.Close()
-	if unmake && ix.madeDir {
-		os.Remove(ix.dir) // only if empty
-	}
-	return err
+	return ix.Close()
 }
 
 // Segments lists the index's segments, oldest first.

@@ -796,3 +796,36 @@ func TestNewIndexBeingMade(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmakeKeepsLock: Unmake leaves the lock file, so a run that opened
+// it before and locks it after (it was waiting) and a run that comes later
+// lock one file: the later one is refused (ErrLocked) while the first holds
+// it, and no two runs hold the index at once.
+func TestUnmakeKeepsLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	a, err := Open(dir, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B opened the lock file while A held it, and waits for the lock.
+	b, err := os.Open(filepath.Join(dir, lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := a.Unmake(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(b.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("B could not lock: %v", err)
+	}
+	if c, err := Open(dir, "a"); !errors.Is(err, ErrLocked) {
+		if err == nil {
+			c.Close()
+		}
+		t.Errorf("C opened the index B holds: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
+		t.Error("Unmake left the MANIFEST")
+	}
+}
