@@ -496,7 +496,8 @@ func TestKilledRunsFilesRemoved(t *testing.T) {
 
 // TestInputNamedAsTemporary: an input named as a killed run's temporary
 // file of the output (given by name or on standard input), or a CDX so
-// named, is read, not removed as one. (apply cannot meet one:
+// named, is read, not removed as one; so are the steps' inputs (a WARC,
+// the facts, the decisions) named as temporary files of their outputs. (apply cannot meet one:
 // such an input would be in the output directory, and its own output.)
 func TestInputNamedAsTemporary(t *testing.T) {
 	dir := t.TempDir()
@@ -528,6 +529,44 @@ func TestInputNamedAsTemporary(t *testing.T) {
 	check = snapshot(t, in, cdx)
 	if code, msg := runCLI(t, "-q", "--index-cdx", cdx, samplePath, filepath.Join(dir, "y.warc.gz")); code != exitOK {
 		t.Fatalf("--index-cdx: exit %d: %s", code, msg)
+	}
+	check()
+
+	// The steps: an input WARC, the decisions and the facts on standard
+	// input, each named like a temporary file of apply's --cdxj or
+	// reduce's --report.
+	steps := t.TempDir()
+	warc := filepath.Join(steps, ".idx.cdxj"+tempInfix+"5")
+	copyFile(t, samplePath, warc)
+	_, facts, _ := step(t, mapList([]string{warc}), "map", "-q")
+	sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))
+	factsFile := filepath.Join(steps, ".rep.jsonl"+tempInfix+"6")
+	if err := os.WriteFile(factsFile, []byte(sorted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ff, err := os.Open(factsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ff.Close()
+	var dec bytes.Buffer
+	stderr.Reset()
+	if code := run([]string{"reduce", "-q", "--report", filepath.Join(steps, "rep.jsonl")}, ff, &dec, &stderr); code != exitOK {
+		t.Fatalf("reduce: exit %d: %s", code, stderr.String())
+	}
+	decFile := filepath.Join(steps, ".idx.cdxj"+tempInfix+"7")
+	if err := os.WriteFile(decFile, []byte(sortLines(strings.SplitAfter(strings.TrimSuffix(dec.String(), "\n"), "\n"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	df, err := os.Open(decFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer df.Close()
+	check = snapshot(t, warc, factsFile, decFile)
+	stderr.Reset()
+	if code := run([]string{"apply", "-q", "--cdxj", filepath.Join(steps, "idx.cdxj"), filepath.Join(steps, "out") + "/"}, df, nil, &stderr); code != exitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr.String())
 	}
 	check()
 }

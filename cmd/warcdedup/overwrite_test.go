@@ -497,8 +497,8 @@ func TestReportRefused(t *testing.T) {
 
 // TestApplyCDXJNotOverItsFiles: apply's --cdxj file, which replaces its
 // name once every output is written, may be neither an input nor one of
-// the outputs, --force or not: refused with 2 when apply comes to that
-// file, before its output is written.
+// the outputs, --force or not: refused with 2 before any output is
+// written.
 func TestApplyCDXJNotOverItsFiles(t *testing.T) {
 	ins := stageFiles(t)
 	dec := decisionsFor(t, ins)
@@ -515,12 +515,14 @@ func TestApplyCDXJNotOverItsFiles(t *testing.T) {
 		msg   string
 		empty bool // the output directory stays empty: the first file is refused
 	}{
-		{"the first input", func(string) string { return first }, false, "already exists", true},
+		{"the first input", func(string) string { return first }, false, "is the input", true},
 		{"the first input, --force", func(string) string { return first }, true, "is the input", true},
 		{"a later input, --force", func(string) string { return later }, true, "is the input", false},
 		{"the first output", func(out string) string { return filepath.Join(out, filepath.Base(first)) }, false, "is also the output", true},
 		{"the first output, --force", func(out string) string { return filepath.Join(out, filepath.Base(first)) }, true, "is also the output", true},
-		{"a later output", func(out string) string { return filepath.Join(out, filepath.Base(later)) }, false, "is also the output", false},
+		{"a later output", func(out string) string { return filepath.Join(out, filepath.Base(later)) }, false, "is also the output", true},
+		{"a later output, --force", func(out string) string { return filepath.Join(out, filepath.Base(later)) }, true, "is also the output", true},
+		{"a later input, --force, its own spelling", func(string) string { return filepath.Join(filepath.Dir(later), ".", filepath.Base(later)) }, true, "is the input", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -425,6 +425,7 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	// A segment staged in the index is discarded too (reg.undoable), which
 	// says so itself.
 	defer onSignal(reg, log, "interrupted; the decisions written to standard output are incomplete, an unfinished report is removed")()
+	reg.protectFile(stdin) // the facts, read: never a killed run's temporary file
 	if *report != "" {
 		reg.expect(1)
 		o, err := classify(*report)
@@ -691,15 +692,10 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		if idx, err = classify(*cdxjPath); err != nil {
 			return usageError(stderr, "--cdxj: "+err.Error())
 		}
-		reg.expect(1)
-		if err := prepare([]*output{idx}, *force, reg); err != nil {
-			fmt.Fprintf(stderr, "warcdedup apply: --cdxj: %v\n", err)
-			return prepareExit(err)
-		}
-		defer idx.unlock(reg)
-		lines = linesort.New(opts.TempDir, cdxjSortBudget)
-		defer lines.Close()
 	}
+	// The decisions on standard input, when they are a file, are read:
+	// never taken for a killed run's temporary file.
+	reg.protectFile(stdin)
 	// The decisions are read twice: first into a temporary file, to learn
 	// every input they name, so that no output replaces an input (through a
 	// link in the output directory, or an input that links into it) and a
@@ -713,6 +709,18 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		return fail("%v", err)
 	}
 	reg.protect(inputs...)
+	if idx != nil {
+		// Once the inputs are known: the stale files --cdxj's preparing
+		// removes are never one of them.
+		reg.expect(1)
+		if err := prepare([]*output{idx}, *force, reg); err != nil {
+			fmt.Fprintf(stderr, "warcdedup apply: --cdxj: %v\n", err)
+			return prepareExit(err)
+		}
+		defer idx.unlock(reg)
+		lines = linesort.New(opts.TempDir, cdxjSortBudget)
+		defer lines.Close()
+	}
 	sh.took("apply", len(mine), len(inputs), *quiet, stderr)
 	sc := bufio.NewScanner(spool)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
@@ -959,6 +967,13 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output, force 
 	if other := isInput(idx); other != "" {
 		return shapeError(fmt.Sprintf("--cdxj: %s is the input %s: nothing written", idx.name, other))
 	}
+	if idx != nil && idx.kind == outFile {
+		for i, o := range outs {
+			if canonicalPath(o.path) == canonicalPath(idx.path) {
+				return shapeError(fmt.Sprintf("--cdxj: %s is also the output of %s: nothing written", idx.name, mine[i]))
+			}
+		}
+	}
 	return nil
 }
 
@@ -1161,6 +1176,7 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 	reg.expect(1)
 	log, _ := newLogger(stderr, "text", quiet)
 	defer onSignal(reg, log, "interrupted; the lines written to standard output are incomplete, an unfinished report is removed")()
+	reg.protectFile(stdin) // the lines, read: never a killed run's temporary file
 	loud, _ := newLogger(stderr, "text", false)
 	r.BrokenRevisit = brokenRevisitWarner(loud)
 	openReport := func() (io.Writer, error) {
