@@ -324,6 +324,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if *indexCDX != "" {
 		if err := seedCDX(*indexCDX, d); err != nil {
 			fmt.Fprintf(stderr, "warcdedup: --index-cdx: %v\nnothing was written\n", err)
+			if ix != nil {
+				ix.Unmake() // an index this run made holds nothing
+			}
 			return exitUsage
 		}
 	}

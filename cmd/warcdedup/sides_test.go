@@ -127,6 +127,9 @@ func TestNoEmptyIndexLeft(t *testing.T) {
 			return []string{"-n", "--index", ix, samplePath, filepath.Join(dir, "o0") + "/"}
 		}, exitOK},
 		{"a run whose file fails", "", func(ix string) []string { return []string{"--index", ix, bad, filepath.Join(dir, "o1") + "/"} }, exitFailure},
+		{"a run whose CDX is missing", "", func(ix string) []string {
+			return []string{"--index", ix, "--index-cdx", filepath.Join(dir, "none.cdx"), samplePath, filepath.Join(dir, "o2") + "/"}
+		}, exitUsage},
 		{"map --rounds", "0\t" + samplePath + "\n", func(ix string) []string { return []string{"map", "--rounds", "--index", ix} }, exitOK},
 		{"map of a file that is not there", "0\t" + filepath.Join(dir, "none.warc.gz") + "\n", func(ix string) []string { return []string{"map", "--rounds", "--index", ix} }, exitFailure},
 		{"a reduce of lines out of order", "b\tx\na\tx\n", func(ix string) []string { return []string{"reduce", "--index", ix} }, exitFailure},
