@@ -96,6 +96,17 @@ func shareFlags(fl *flag.FlagSet) *share {
 			lo, _ := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_MIN"))
 			s.task, s.tasks = id-lo, n
 			s.env = fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, SLURM_ARRAY_TASK_COUNT=%d", id, lo, n)
+			// An array with a step (--array=0-10:2) numbers its tasks
+			// MIN, MIN+STEP, ...: task N is the N-th of them. One whose
+			// IDs are listed unevenly (--array=1,5,7) maps to no number
+			// and is refused (check), as is an ID off the step.
+			if step, err := strconv.Atoi(os.Getenv("SLURM_ARRAY_TASK_STEP")); err == nil && step > 1 {
+				s.task = -1
+				if (id-lo)%step == 0 {
+					s.task = (id - lo) / step
+				}
+				s.env += fmt.Sprintf(", SLURM_ARRAY_TASK_STEP=%d", step)
+			}
 		}
 	}
 	fl.IntVar(&s.task, "task", s.task, "this task's number, from 0 (default: $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN when neither --task nor --tasks is given, else 0)")

@@ -1368,8 +1368,16 @@ func TestArrayShareTold(t *testing.T) {
 		{"its own list of one file: none taken, warned", []string{"map", "-q"}, ins[:1], false, "took none of the 1 files given: SLURM_ARRAY_TASK_ID=1"},
 		{"--tasks 1: every file taken", []string{"map", "-q", "--tasks", "1"}, ins[:1], true, ""},
 		{"a share of the list, told", []string{"map"}, ins[:2], true, "took 1 of the 2 files given, as task 1 of 3"},
+		{"an array with a step: the ID's place in it", []string{"map", "STEP"}, ins[:2], true, "took 1 of the 2 files given, as task 1 of 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.args[len(tc.args)-1] == "STEP" {
+				// --array=4-8:2: IDs 4, 6, 8; this task is 6, the second.
+				t.Setenv("SLURM_ARRAY_TASK_ID", "6")
+				t.Setenv("SLURM_ARRAY_TASK_MIN", "4")
+				t.Setenv("SLURM_ARRAY_TASK_STEP", "2")
+				tc.args = tc.args[:len(tc.args)-1]
+			}
 			code, out, stderr := step(t, []byte(strings.Join(tc.lines, "\n")+"\n"), tc.args...)
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
