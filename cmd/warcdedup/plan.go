@@ -84,7 +84,7 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 		}
 		for _, in := range ins {
 			if !inInfo[in].IsDir() {
-				pairs = append(pairs, [2]string{in, filepath.Join(outArg, filepath.Base(in))})
+				pairs = append(pairs, [2]string{in, rawJoin(outArg, filepath.Base(in))})
 				continue
 			}
 			var files []string
@@ -103,7 +103,7 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 			sort.Strings(files)
 			for _, f := range files {
 				rel, _ := filepath.Rel(in, f)
-				pairs = append(pairs, [2]string{f, filepath.Join(outArg, rel)})
+				pairs = append(pairs, [2]string{f, rawJoin(outArg, rel)})
 			}
 		}
 		if len(pairs) == 0 {
@@ -363,6 +363,17 @@ func streamKeyOf(v any) (fileKey, bool) {
 // links are followed. Of a directory not made yet, the part that exists is
 // followed and the rest is joined to it.
 func canonicalPath(path string) string {
+	if !filepath.IsAbs(path) {
+		// From the working directory as the kernel has it: os.Getwd may
+		// give $PWD, a spelling through links, where ".." would go
+		// elsewhere than the kernel goes.
+		if wd, err := os.Getwd(); err == nil {
+			if p, err := filepath.EvalSymlinks(wd); err == nil {
+				wd = p
+			}
+			path = rawJoin(wd, path)
+		}
+	}
 	dir, rest := rawDir(path), []string{rawBase(path)}
 	for {
 		if d, err := filepath.EvalSymlinks(dir); err == nil {
@@ -400,6 +411,16 @@ func rawDir(path string) string {
 		return d
 	}
 	return string(os.PathSeparator)
+}
+
+// rawJoin is dir and name with one separator between them, not cleaned
+// (filepath.Join would take "L/.." out as text before the kernel follows
+// L).
+func rawJoin(dir, name string) string {
+	if strings.HasSuffix(dir, string(os.PathSeparator)) {
+		return dir + name
+	}
+	return dir + string(os.PathSeparator) + name
 }
 
 // rawBase is path after its last separator.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +308,83 @@ func TestIndexWithDescriptorFile(t *testing.T) {
 	}
 	if code, out, _ := step(t, nil, "index", ix); code != exitOK || !strings.Contains(out, "1 runs") {
 		t.Errorf("index: exit %d, %s", code, out)
+	}
+}
+
+// TestLinkedWorkingDirectory: in a working directory reached through a
+// link ($PWD the link's spelling), "L/../x" and an output directory
+// "L/../out/" are where the kernel finds them from the real directory,
+// --force or not, never the input beside the link.
+func TestLinkedWorkingDirectory(t *testing.T) {
+	r := t.TempDir()
+	for _, d := range []string{"real/work", "real/other", "real/out"} {
+		if err := os.MkdirAll(filepath.Join(r, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(r, "real", "work"), filepath.Join(r, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(r, "x.warc.gz")
+	copyFile(t, samplePath, in)
+	if err := os.Mkdir(filepath.Join(r, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check := snapshot(t, in)
+	t.Chdir(filepath.Join(r, "lnk"))
+	t.Setenv("PWD", filepath.Join(r, "lnk"))
+	if err := os.Symlink("../other", "L"); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := runCLI(t, "-q", "--force", in, "L/../x.warc.gz"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(r, "real", "x.warc.gz")); err != nil {
+		t.Errorf("not written where the kernel finds L/..: %v", err)
+	}
+	if code, msg := runCLI(t, "-q", "--force", in, "L/../out/"); code != exitOK {
+		t.Fatalf("directory: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(r, "real", "out", "x.warc.gz")); err != nil {
+		t.Errorf("not written in real/out: %v", err)
+	}
+	if ns := names(t, filepath.Join(r, "out")); len(ns) != 0 {
+		t.Errorf("written beside the link: %v", ns)
+	}
+	check()
+}
+
+// TestStepOutputIsStdin: reduce's --report and apply's --cdxj may not be
+// the file standard input reads, --force or not; apply's --cdxj may be no
+// task's output, whichever task runs first.
+func TestStepOutputIsStdin(t *testing.T) {
+	dir := t.TempDir()
+	_, facts, _ := step(t, mapList([]string{samplePath}), "map", "-q")
+	sorted := sortLines(strings.SplitAfter(strings.TrimSuffix(facts, "\n"), "\n"))
+	ff := filepath.Join(dir, "facts")
+	if err := os.WriteFile(ff, []byte(sorted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := snapshot(t, ff)
+	f, err := os.Open(ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"reduce", "-q", "--force", "--report", ff}, f, io.Discard, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "standard input") {
+		t.Errorf("reduce --report over its input: exit %d, %q", code, stderr.String())
+	}
+	check()
+
+	ins := stageFiles(t)
+	dec := decisionsFor(t, ins)
+	out := t.TempDir()
+	for task := range 2 {
+		code, _, msg := step(t, dec, "apply", "-q", "--force", "--task", fmt.Sprint(task), "--tasks", "2",
+			"--cdxj", filepath.Join(out, filepath.Base(ins[0])), out+"/")
+		if code != exitUsage || !strings.Contains(msg, "is also the output of") {
+			t.Errorf("task %d: --cdxj over an output: exit %d, %q", task, code, msg)
+		}
 	}
 }

@@ -441,6 +441,9 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		reg.expect(1)
 		o, err := classify(*report)
 		if err == nil {
+			err = notStdin(o, stdin)
+		}
+		if err == nil {
 			err = notInIndexDir([]*output{o}, *indexDir)
 		}
 		if err == nil {
@@ -700,7 +703,10 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	var idx *output
 	var lines *linesort.Sorter
 	if *cdxjPath != "" {
-		if idx, err = classify(*cdxjPath); err != nil {
+		if idx, err = classify(*cdxjPath); err == nil {
+			err = notStdin(idx, stdin)
+		}
+		if err != nil {
 			return usageError(stderr, "--cdxj: "+err.Error())
 		}
 	}
@@ -765,7 +771,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			}
 		}
 		clear(repeats)
-		out := filepath.Join(outDir, filepath.Base(name))
+		out := rawJoin(outDir, filepath.Base(name))
 		// Two inputs of one base name would write one output, the second
 		// over the first (with --force): the one-task reduce refuses them,
 		// the partitioned rounds leave it to each apply task.
@@ -960,7 +966,7 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output, force 
 	// it is refused at its turn).
 	var outs []*output
 	for _, in := range mine {
-		o, err := classify(filepath.Join(outDir, filepath.Base(in)))
+		o, err := classify(rawJoin(outDir, filepath.Base(in)))
 		if err != nil {
 			// A directory, a socket: refused before any output is written.
 			return refusedOutput{fmt.Errorf("%w; nothing written", err)}
@@ -979,9 +985,11 @@ func checkApplyOutputs(outDir string, inputs, mine []string, idx *output, force 
 		return shapeError(fmt.Sprintf("--cdxj: %s is the input %s: nothing written", idx.name, other))
 	}
 	if idx != nil && idx.kind == outFile {
-		for i, o := range outs {
-			if canonicalPath(o.path) == canonicalPath(idx.path) {
-				return shapeError(fmt.Sprintf("--cdxj: %s is also the output of %s: nothing written", idx.name, mine[i]))
+		// Any task's output, not only this one's: another task may have
+		// written it, or write it later.
+		for _, in := range inputs {
+			if canonicalPath(rawJoin(outDir, filepath.Base(in))) == canonicalPath(idx.path) {
+				return shapeError(fmt.Sprintf("--cdxj: %s is also the output of %s: nothing written", idx.name, in))
 			}
 		}
 	}
@@ -1017,6 +1025,16 @@ func indexOutput(path, tmp string, lines *linesort.Sorter, warn func(string)) er
 type refusedOutput struct{ error }
 
 func (e refusedOutput) Unwrap() error { return e.error }
+
+// notStdin refuses an output that is the file standard input reads (the
+// facts or decisions a step is reading), --force or not, as the run
+// refuses it.
+func notStdin(o *output, stdin io.Reader) error {
+	if k, ok := fileKeyOf(stdin); ok && o.key == k {
+		return shapeError(fmt.Sprintf("output %s is the file on standard input: not written", o.name))
+	}
+	return nil
+}
 
 // applyExit is apply's exit status for err, which stopped it: 2 for an
 // output that is an input or another's, prepareExit's for a refused output,
@@ -1195,6 +1213,9 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 		o, err := classify(reportPath)
 		if err == nil {
 			err = notAnInput(o, r.Inputs())
+		}
+		if err == nil {
+			err = notStdin(o, stdin)
 		}
 		if err == nil {
 			err = notInIndexDir([]*output{o}, indexDir)
