@@ -215,8 +215,19 @@ func open(dir, analysis string, mode openMode) (*Index, error) {
 		made = true
 	}
 	ix := &Index{dir: dir, analysis: analysis, readOnly: mode == modeReadOnly, made: made}
+	crashPoint("looked")
 	if err := ix.takeLock(); err != nil {
 		return nil, err
+	}
+	if mode == modeCreate && !made {
+		// The MANIFEST was there when looked for, and may be gone now: a
+		// run that made the index and added nothing removed it (Unmake)
+		// before this run took the lock. The directory is new again.
+		if _, err := os.Stat(filepath.Join(dir, manifestName)); errors.Is(err, os.ErrNotExist) {
+			if err := newIndexDir(dir); err == nil || errors.Is(err, errMaking) {
+				made, ix.made = true, true
+			}
+		}
 	}
 	if contended {
 		// The lock is ours: the run that was making the index ended. It
@@ -627,8 +638,8 @@ func (w *Writer) Add(r *Record) error {
 }
 
 // testCrash, if set by a test, is called at each step of Commit with the
-// step's name; a test that kills the process there checks that the index
-// is unchanged.
+// step's name (and of Open, before it locks); a test that kills the process
+// there checks that the index is unchanged.
 var testCrash func(step string)
 
 func crashPoint(step string) {

@@ -829,3 +829,34 @@ func TestUnmakeKeepsLock(t *testing.T) {
 		t.Error("Unmake left the MANIFEST")
 	}
 }
+
+// A run that found a new index's MANIFEST, and took the lock only after the
+// run that made it had added nothing and unmade it, makes the index again:
+// the directory is new, not "no index".
+func TestOpenAfterUnmake(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	a, err := Open(dir, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testCrash = func(step string) {
+		if step == "looked" {
+			testCrash = nil
+			if err := a.Unmake(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer func() { testCrash = nil }()
+	b, err := Open(dir, "a")
+	if err != nil {
+		t.Fatalf("B after A unmade the index: %v", err)
+	}
+	defer b.Close()
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+		t.Errorf("B holds the index and it has no MANIFEST: %v", err)
+	}
+	if !b.made {
+		t.Error("B does not know it made the index")
+	}
+}
