@@ -261,7 +261,10 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		}
 		return pass()
 	}
-	dec.act, dec.kept = actExact, kept
+	// The revisit names the payload as the kept record spells its digest
+	// (they may differ in the algorithm's case): a replay tool finds the
+	// original by that string.
+	dec.act, dec.kept, dec.digest = actExact, kept, kept.digest
 	if !sameURI(kept.uri, f.uri) {
 		d.gone.replaced(f.uri, f.digest)
 	}

@@ -25,6 +25,7 @@ type capture struct {
 	body               string // response: the payload
 	digest, refersTo   string // revisit: the payload digest and the URI it names
 	profile            string // revisit: "" for identical-payload-digest (WARC 1.1)
+	label              string // response: the digest's algorithm as spelled, "" for "sha1"
 }
 
 func sha1Digest(body string) string {
@@ -51,7 +52,11 @@ func capturesWARC(t testing.TB, cs ...capture) []byte {
 		block := "HTTP/1.1 200 OK\r\nContent-Type: " + ct + "\r\n\r\n"
 		if c.typ == "response" {
 			block += c.body
-			h.Set("WARC-Payload-Digest", sha1Digest(c.body))
+			dg := sha1Digest(c.body)
+			if c.label != "" {
+				dg = c.label + strings.TrimPrefix(dg, "sha1")
+			}
+			h.Set("WARC-Payload-Digest", dg)
 		} else {
 			profile := c.profile
 			if profile == "" {
@@ -112,9 +117,14 @@ func brokenCase(t testing.TB) (names []string, files [][]byte, broken []string) 
 		capture{typ: "revisit", id: "<urn:uuid:v-mirror-www>", uri: "http://WWW.mirror.example/report.pdf", date: d3,
 			digest: strings.TrimPrefix(sha1Digest(pdf), "sha1:"), refersTo: "http://WWW.mirror.example/report.pdf"},
 		rv("<urn:uuid:v-cdn-https>", "https://cdn.example/report.pdf", pdf, ""),
+		// The algorithm spelled in capitals: the same digest.
+		capture{typ: "revisit", id: "<urn:uuid:v-mirror-SHA1>", uri: "http://mirror.example/report.pdf", date: d3,
+			digest: "SHA1:" + strings.TrimPrefix(sha1Digest(pdf), "sha1:"), refersTo: "http://mirror.example/report.pdf"},
+		capture{typ: "revisit", id: "<urn:uuid:v-cdn-SHA1>", uri: "http://cdn.example/report.pdf", date: d3,
+			digest: "SHA1:" + strings.TrimPrefix(sha1Digest(pdf), "sha1:"), refersTo: "http://cdn.example/report.pdf"},
 	)
 	return []string{"crawl1.warc.gz", "crawl2.warc.gz"}, [][]byte{crawl1, crawl2},
-		[]string{"<urn:uuid:v-recapture>", "<urn:uuid:v-mirror>", "<urn:uuid:v-notmod>", "<urn:uuid:v-recapture-1.0>", "<urn:uuid:v-mirror-www>"}
+		[]string{"<urn:uuid:v-recapture>", "<urn:uuid:v-mirror>", "<urn:uuid:v-notmod>", "<urn:uuid:v-recapture-1.0>", "<urn:uuid:v-mirror-www>", "<urn:uuid:v-mirror-SHA1>"}
 }
 
 type brokenRec struct {
@@ -144,7 +154,7 @@ func TestBrokenRevisits(t *testing.T) {
 		wantIDs := want
 		if annotate {
 			opts.Near = NearAnnotate
-			wantIDs = []string{"<urn:uuid:v-mirror>", "<urn:uuid:v-mirror-www>"}
+			wantIDs = []string{"<urn:uuid:v-mirror>", "<urn:uuid:v-mirror-www>", "<urn:uuid:v-mirror-SHA1>"}
 		}
 		var got []brokenRec
 		opts.BrokenRevisit = func(file string, offset int64, id, uri, digest string) {
@@ -376,7 +386,7 @@ func TestBrokenRevisitsAcrossRuns(t *testing.T) {
 	// A later segment keeps a response of the mirror's URI and payload.
 	mirror := &index.Record{ID: "<urn:uuid:p3>", URI: "http://mirror.example/report.pdf", Date: "2026-01-03T00:00:00Z",
 		Digest: sha1Digest(strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20))}
-	if got := second(mirror); slices.Contains(got, "<urn:uuid:v-mirror>") || len(got) != len(want)-2 {
+	if got := second(mirror); slices.Contains(got, "<urn:uuid:v-mirror>") || len(got) != len(want)-3 {
 		t.Errorf("with the mirror's capture kept later: told %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/warcdedup/warcdedup/internal/tempfile"
@@ -79,6 +80,20 @@ func keyOf(digest string) digestKey {
 	return digestKey(sum[:16])
 }
 
+// foldDigest spells a payload digest's algorithm label in lower case:
+// "SHA1:X" and "sha1:X" name one payload, as digestOf and the replay tools'
+// indexes take them (the label is a token, and crawlers spell it either
+// way), while the value is compared as written (base32 is one case).
+func foldDigest(d string) string {
+	i := strings.IndexByte(d, ':')
+	for j := 0; j < i; j++ {
+		if c := d[j]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(d[:i]) + d[i:]
+		}
+	}
+	return d
+}
+
 func newRefStore(dir string) *refStore {
 	return &refStore{tempLog: tempLog{dir: dir}, byKey: map[digestKey]uint32{}}
 }
@@ -129,7 +144,7 @@ func (s *refStore) add(r ref) (uint32, error) {
 	if err := s.append("warcdedup-refs-*", b); err != nil {
 		return 0, s.fail(err)
 	}
-	k := keyOf(r.digest)
+	k := keyOf(foldDigest(r.digest))
 	prev, had := s.byKey[k]
 	s.log = append(s.log, keyUndo{key: k, prev: prev, had: had})
 	s.mu.Lock()
@@ -141,7 +156,7 @@ func (s *refStore) add(r ref) (uint32, error) {
 // known says whether a record with the payload digest was kept, as far as
 // the decision loop has come: a hint, safe to ask from another goroutine.
 func (s *refStore) known(digest string) bool {
-	k := keyOf(digest)
+	k := keyOf(foldDigest(digest))
 	s.mu.RLock()
 	_, ok := s.byKey[k]
 	s.mu.RUnlock()
@@ -207,12 +222,13 @@ func (s *refStore) get(n uint32) (ref, error) {
 
 // lookup returns the kept record of a payload digest, if there is one.
 func (s *refStore) lookup(digest string) (ref, bool, error) {
+	digest = foldDigest(digest)
 	n, ok := s.byKey[keyOf(digest)]
 	if !ok {
 		return ref{}, false, nil
 	}
 	r, err := s.get(n)
-	if err != nil || r.digest != digest {
+	if err != nil || foldDigest(r.digest) != digest {
 		return ref{}, false, err
 	}
 	return r, true, nil
@@ -289,6 +305,6 @@ func (s *refStore) len() int { return len(s.off) }
 // live says whether reference n is its digest's kept record (it was not
 // withdrawn, nor replaced).
 func (s *refStore) live(n uint32, r ref) bool {
-	m, ok := s.byKey[keyOf(r.digest)]
+	m, ok := s.byKey[keyOf(foldDigest(r.digest))]
 	return ok && m == n
 }

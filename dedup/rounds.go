@@ -132,7 +132,7 @@ func RoundFacts(recKey string, f *Fact, emit func(Line) error) error {
 		// the group's captures are all decided.
 		recKey = string(laterRefers) + recKey
 	}
-	return emit(Line{string(tagExact) + groupOf(group) + " " + recKey, b})
+	return emit(Line{string(tagExact) + groupOf(foldDigest(group)) + " " + recKey, b})
 }
 
 // SeedLines writes the line a record kept by an earlier run, read from an
@@ -145,7 +145,7 @@ func SeedLines(n int, rec *index.Record, emit func(Line) error) error {
 	if err != nil {
 		return err
 	}
-	return emit(Line{string(tagExact) + groupOf(rec.Digest) + " " + string(sortableHex([]byte{'/'}, uint64(n))), b})
+	return emit(Line{string(tagExact) + groupOf(foldDigest(rec.Digest)) + " " + string(sortableHex([]byte{'/'}, uint64(n))), b})
 }
 
 // NameLine writes the line that names a file, keyed fileKey, for the
@@ -982,7 +982,7 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 		}
 		g.gone[k] = struct{}{}
 	}
-	dec := Decision{Offset: f.Offset, act: actExact, digest: f.digest, kept: g.leadRef}
+	dec := Decision{Offset: f.Offset, act: actExact, digest: lead.digest, kept: g.leadRef}
 	// A copy of a page waits for the resolve round (the page may be
 	// replaced); a copy of another payload is decided, and goes there for
 	// the report.

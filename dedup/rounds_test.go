@@ -686,3 +686,39 @@ func TestWholePages(t *testing.T) {
 		t.Errorf("the re-capture's decision %+v, want a near revisit", d)
 	}
 }
+
+// TestDigestLabelCase: payload digests whose algorithm is spelled in
+// capitals by one crawler and not by another name one payload: the later
+// capture is an exact revisit of the first, on one machine and in the
+// rounds, whichever spelling comes first.
+func TestDigestLabelCase(t *testing.T) {
+	pdf := strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20)
+	for _, labels := range [][2]string{{"", "SHA1"}, {"SHA1", ""}, {"Sha1", "SHA1"}} {
+		t.Logf("%q", labels)
+		warc := capturesWARC(t,
+			capture{typ: "response", id: "<urn:uuid:k>", uri: "http://cdn.example/r.pdf", date: "2026-01-02T00:00:00Z", body: pdf, label: labels[0]},
+			capture{typ: "response", id: "<urn:uuid:r>", uri: "http://mirror.example/r.pdf", date: "2026-01-03T00:00:00Z", body: pdf, label: labels[1]},
+		)
+		opts := DefaultOptions()
+		facts := mapWARC(t, warc, &opts)
+		_, oneDecs := onePairs(t, opts, facts)
+		decided, _ := runRounds(t, opts, facts)
+		_, roundDecs := roundPairs(t, facts, decided)
+		for how, decs := range map[string]map[string]Decision{"one machine": oneDecs, "rounds": roundDecs} {
+			if dec, ok := decs["<urn:uuid:r>"]; !ok || dec.act != actExact || dec.kept.id != "<urn:uuid:k>" || len(decs) != 1 {
+				t.Errorf("%s, labels %q: decisions %+v, want the mirror an exact revisit of the cdn's capture", how, labels, decs)
+			}
+		}
+		// The revisit names the payload as the kept capture spells it.
+		var out bytes.Buffer
+		d := New(opts)
+		if err := d.Run(bytes.NewReader(warc), "in.warc.gz", &out, true); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		recs := readBack(t, out.Bytes())
+		if len(recs) != 2 || recs[1].Type() != "revisit" || recs[1].Header.Get("WARC-Payload-Digest") != recs[0].Header.Get("WARC-Payload-Digest") {
+			t.Errorf("labels %q: the revisit's digest is not the kept capture's", labels)
+		}
+	}
+}

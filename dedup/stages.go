@@ -123,7 +123,7 @@ func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
 	}
 	d.applyPending = nil
 	if dec.act != actPass {
-		if f := d.factOf(it); f.cls != clsEligible || f.digest != dec.digest {
+		if f := d.factOf(it); f.cls != clsEligible || foldDigest(f.digest) != foldDigest(dec.digest) {
 			return fmt.Errorf("dedup: %s: record %s at offset %d is not the one its decision was made for", name, it.rec.ID(), off)
 		}
 		d.Stats.add(&d.Stats.Out, "revisit")
