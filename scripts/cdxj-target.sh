@@ -3,6 +3,7 @@
 # to. It reads the caller's ins (the inputs), out (OUTDIR), force (-f) and
 # script (its name, for messages), and sets cdxjout (the target, "" for
 # none) and cdxjtmp (the temporary file beside it the index is written to).
+# cdxj_merge DIR then merges the tasks' indexes (DIR/cdxj-*) into it.
 #
 # The merged CDXJ index is checked before any work, as warcdedup --cdxj
 # checks its file: never one of the run's inputs or outputs, and not a file
@@ -30,3 +31,18 @@ if [[ -n ${WARCDEDUP_CDXJ:-} ]]; then
 	fi
 	chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$cdxjtmp"
 fi
+
+# cdxj_merge DIR merges the apply tasks' indexes, DIR/cdxj-*, each sorted,
+# into the target, and links it there. Without -f a file that appeared at
+# the target during the run is left alone, and the index stays in cdxjtmp.
+cdxj_merge() {
+	[[ -n $cdxjout ]] || return 0
+	LC_ALL=C sort -m "$1"/cdxj-* >"$cdxjtmp"
+	if ((force)); then
+		mv -fT -- "$cdxjtmp" "$cdxjout"
+	elif ! ln -T -- "$cdxjtmp" "$cdxjout"; then
+		echo "$script: could not link the CDXJ index to $WARCDEDUP_CDXJ (did it appear during the run?): it is left in $cdxjtmp" >&2
+		cdxjtmp=""
+		exit 1
+	fi
+}

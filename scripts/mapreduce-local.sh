@@ -101,7 +101,19 @@ stop() {
 	wait || true
 	echo "mapreduce-local.sh: stopped by SIG$name in the $phase step; its tasks are stopped" >&2
 	if [[ $phase == apply ]]; then
-		echo "mapreduce-local.sh: the outputs the apply tasks finished are in $out (their messages above name them); the others are not written" >&2
+		# An apply task renames each output into OUTDIR once it is whole:
+		# those newer than the step's start are the ones written.
+		local f written=()
+		for f in "${ins[@]}"; do
+			[[ $out/${f##*/} -nt $work/apply.start ]] && written+=("${f##*/}")
+		done
+		if ((${#written[@]} == ${#ins[@]})); then
+			echo "mapreduce-local.sh: every output is written, in $out" >&2
+		elif ((${#written[@]} > 0)); then
+			echo "mapreduce-local.sh: written, whole, in $out: ${written[*]}; the other outputs are not written" >&2
+		else
+			echo "mapreduce-local.sh: no output is written" >&2
+		fi
 	fi
 	[[ $phase == map ]] || staged_note "stopped by SIG$name"
 	exit $((128 + n))
@@ -194,6 +206,7 @@ fi
 # Shuffle to the apply tasks: a file's lines go to the task its key hashes to.
 partition "$work/apply" "$work/decisions"
 mkdir -p "$out"
+touch "$work/apply.start"
 phase=apply
 applyforce=()
 if ((force)); then
@@ -223,16 +236,7 @@ if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 fi
 
 # The tasks' indexes, each sorted, merged into one.
-if [[ -n $cdxjout ]]; then
-	LC_ALL=C sort -m "$work"/cdxj-* >"$cdxjtmp"
-	if ((force)); then
-		mv -fT -- "$cdxjtmp" "$cdxjout"
-	elif ! ln -T -- "$cdxjtmp" "$cdxjout"; then
-		echo "mapreduce-local.sh: could not link the CDXJ index to $WARCDEDUP_CDXJ (did it appear during the run?): it is left in $cdxjtmp" >&2
-		cdxjtmp=""
-		exit 1
-	fi
-fi
+cdxj_merge "$work"
 # Every output is written; 3 says damaged input was carried over into some
 # (--lenient), as warcdedup's own exit status does.
 exit "$status"

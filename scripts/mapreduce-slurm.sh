@@ -266,16 +266,7 @@ if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
 	"$bin" index commit "$WARCDEDUP_INDEX" >/dev/null
 fi
 # The apply tasks' indexes, each sorted, merged into one.
-if [[ -n $cdxjout ]]; then
-	LC_ALL=C sort -m "$work"/cdxj-* >"$cdxjtmp"
-	if ((force)); then
-		mv -fT -- "$cdxjtmp" "$cdxjout"
-	elif ! ln -T -- "$cdxjtmp" "$cdxjout"; then
-		echo "mapreduce-slurm.sh: could not link the CDXJ index to $WARCDEDUP_CDXJ (did it appear during the run?): it is left in $cdxjtmp" >&2
-		cdxjtmp=""
-		exit 1
-	fi
-fi
+cdxj_merge "$work"
 status=0
 if compgen -G "$work/apply-*.damaged" >/dev/null; then
 	status=3

@@ -631,15 +631,20 @@ func TestMapReduceLocalSignal(t *testing.T) {
 		hold   string
 		rounds bool
 		sig    syscall.Signal
+		one    bool // hold one task of the step, let the others finish
 	}{
-		{"map", false, syscall.SIGTERM},
-		{"reduce", false, syscall.SIGINT},
-		{"reduce", true, syscall.SIGHUP},
-		{"apply", false, syscall.SIGTERM},
+		{"map", false, syscall.SIGTERM, false},
+		{"reduce", false, syscall.SIGINT, false},
+		{"reduce", true, syscall.SIGHUP, false},
+		{"apply", false, syscall.SIGTERM, false},
+		{"apply", false, syscall.SIGTERM, true},
 	} {
 		name := c.hold + "-" + map[syscall.Signal]string{syscall.SIGHUP: "hup", syscall.SIGINT: "int", syscall.SIGTERM: "term"}[c.sig]
 		if c.rounds {
 			name += "-rounds"
+		}
+		if c.one {
+			name += "-one"
 		}
 		t.Run(name, func(t *testing.T) {
 			if signal.Ignored(c.sig) {
@@ -659,6 +664,7 @@ func TestMapReduceLocalSignal(t *testing.T) {
 			wrapper := filepath.Join(dir, "warcdedup")
 			if err := os.WriteFile(wrapper, []byte(`#!/usr/bin/env bash
 [[ $1 == "$HOLD" ]] || exec "$REAL" "$@"
+[[ -z $HOLDONE ]] || mkdir "$MARKS/held" 2>/dev/null || exec "$REAL" "$@"
 touch "$MARKS/start-$$"
 trap 'touch "$MARKS/stopped-$$"; exit 143' TERM
 for _ in {1..100}; do sleep 0.1; done
@@ -677,6 +683,9 @@ exec "$REAL" "$@"
 			cmd := exec.Command("bash", append(script, append(ins, out+"/")...)...)
 			cmd.Env = append(os.Environ(), mainEnv+"=1", "WARCDEDUP="+wrapper, "REAL="+os.Args[0], "MARKS="+marks, "HOLD="+c.hold,
 				"WARCDEDUP_INDEX="+idx, "TMPDIR="+tmp, tag)
+			if c.one {
+				cmd.Env = append(cmd.Env, "HOLDONE=1")
+			}
 			log, err := os.Create(filepath.Join(dir, "log"))
 			if err != nil {
 				t.Fatal(err)
@@ -708,6 +717,13 @@ exec "$REAL" "$@"
 			}
 			// The other tasks of the step start together with the first.
 			time.Sleep(300 * time.Millisecond)
+			for start := time.Now(); c.one && time.Since(start) < 20*time.Second; time.Sleep(50 * time.Millisecond) {
+				// The tasks not held write their outputs.
+				if ws, _ := filepath.Glob(filepath.Join(out, "*.warc.gz")); len(ws) > 0 {
+					time.Sleep(500 * time.Millisecond)
+					break
+				}
+			}
 			sent := time.Now()
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
@@ -740,8 +756,24 @@ exec "$REAL" "$@"
 			if ran, _ := filepath.Glob(filepath.Join(marks, "ran-*")); len(ran) > 0 {
 				t.Errorf("%d tasks of the %s step ran", len(ran), c.hold)
 			}
-			if ws, _ := filepath.Glob(filepath.Join(out, "*.warc*")); len(ws) > 0 {
+			ws, _ := filepath.Glob(filepath.Join(out, "*.warc*"))
+			var written []string
+			for _, in := range ins {
+				if slices.Contains(ws, filepath.Join(out, filepath.Base(in))) {
+					written = append(written, filepath.Base(in))
+				}
+			}
+			switch {
+			case len(written) != len(ws):
+				t.Errorf("outputs written: %v, not named as inputs", ws)
+			case !c.one && len(ws) > 0:
 				t.Errorf("outputs written: %v", ws)
+			case c.one && (len(written) == 0 || len(written) == len(ins)):
+				t.Fatalf("with one apply task held, %d of %d outputs written: the case does not hold one task of several\n%s", len(written), len(ins), o)
+			case c.one && !bytes.Contains(o, []byte("written, whole, in "+out+"/: "+strings.Join(written, " ")+"; the other outputs are not written")):
+				t.Errorf("the script does not name the outputs written, %v\n%s", written, o)
+			case c.hold == "apply" && !c.one && !bytes.Contains(o, []byte("no output is written")):
+				t.Errorf("the script does not say that no output is written\n%s", o)
 			}
 			if n := names(t, tmp); len(n) > 0 {
 				t.Errorf("left in TMPDIR: %v", n)
