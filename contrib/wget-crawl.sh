@@ -96,9 +96,32 @@ work=$(mktemp -d)
 # raw file wget wrote nothing into (the claimed name, when wget names its
 # files otherwise) is removed.
 trap 'rm -rf "$work"; [ -s "$raw" ] || rm -f "$raw"' EXIT
+# wget runs in the background and the script waits for it, so that a
+# signal to the script (kill, timeout, a scheduler's stop) stops the crawl
+# too rather than leave wget crawling on, unwatched: bash runs a trap only
+# once its foreground command has ended, and a background command ignores
+# SIGINT, so wget is sent SIGTERM (on SIGHUP it would go on, logging to a
+# file). Its standard input stays the script's (wget -i - reads it).
+wgetpid=""
+stop() {
+  trap '' HUP INT TERM
+  if [ -n "$wgetpid" ]; then
+    kill -TERM "$wgetpid" 2>/dev/null || true
+    wait "$wgetpid" 2>/dev/null || true
+  fi
+  echo "$0: stopped by SIG$1 during the crawl: wget is stopped, what it fetched is in $out/raw/$name*; nothing deduplicated" >&2
+  exit $((128 + $2))
+}
+trap 'stop HUP 1' HUP
+trap 'stop INT 2' INT
+trap 'stop TERM 15' TERM
 status=0
 wget --recursive --level=inf --no-parent --no-verbose --delete-after --no-directories \
-  --directory-prefix="$work" --warc-file="$out/raw/$name" "$@" "$url" || status=$?
+  --directory-prefix="$work" --warc-file="$out/raw/$name" "$@" "$url" <&0 &
+wgetpid=$!
+wait "$wgetpid" || status=$?
+wgetpid=""
+trap - HUP INT TERM
 if [ "$status" -ne 0 ] && [ "$status" -ne 8 ]; then
   echo "$0: wget failed with status $status; nothing deduplicated" >&2
   exit "$status"
@@ -117,4 +140,9 @@ if [ ${#warcs[@]} -eq 0 ]; then
   echo "$0: wget wrote no WARC file named $out/raw/$name*.warc*; nothing deduplicated" >&2
   exit 1
 fi
-"${WARCDEDUP:-warcdedup}" --index "$index" "${warcs[@]}" "$out/"
+# warcdedup takes the script's place, so that a signal reaches it, and it
+# removes what it had not finished.
+rm -rf "$work"
+[ -s "$raw" ] || rm -f "$raw"
+trap - EXIT
+exec "${WARCDEDUP:-warcdedup}" --index "$index" "${warcs[@]}" "$out/"

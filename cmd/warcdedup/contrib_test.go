@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/warcdedup/warcdedup/internal/testshared"
 )
@@ -234,6 +236,60 @@ func TestRecipes(t *testing.T) {
 			if left := names(t, filepath.Dir(out)); len(left) != 0 {
 				t.Errorf("%q given: wget wrote %v", opts, left)
 			}
+		}
+	})
+	t.Run("wget-stopped", func(t *testing.T) {
+		// The script stopped during the crawl (kill, timeout) stops wget
+		// too, says so, and deduplicates nothing. wget is a stand-in that
+		// writes part of a crawl and waits, marking the signal it gets.
+		dir, shims := t.TempDir(), t.TempDir()
+		marks := filepath.Join(dir, "marks")
+		if err := os.Mkdir(marks, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shims, "wget"), []byte(`#!/usr/bin/env bash
+for a; do [[ $a == --warc-file=* ]] && printf 'WARC/1.1\r\n' > "${a#--warc-file=}.warc.gz"; done
+trap 'touch "$MARKS/stopped"; exit 143' TERM
+touch "$MARKS/started"
+for _ in {1..200}; do sleep 0.05; done
+`), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		cmd := exec.Command("bash", filepath.Join("..", "..", "contrib", "wget-crawl.sh"), filepath.Join(dir, "index"), out, "http://127.0.0.1:9/")
+		cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "MARKS="+marks, "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"))
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(marks, "started")); err == nil {
+				break
+			}
+			if time.Since(start) > 20*time.Second {
+				cmd.Process.Kill()
+				t.Fatalf("wget was not started\n%s", log.String())
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
+			t.Errorf("stopped by SIGTERM: %v, want exit 143\n%s", err, log.String())
+		}
+		if _, err := os.Stat(filepath.Join(marks, "stopped")); err != nil {
+			t.Errorf("wget was not stopped: %v\n%s", err, log.String())
+		}
+		if !strings.Contains(log.String(), "stopped by SIGTERM during the crawl: wget is stopped") {
+			t.Errorf("the script did not say the crawl was stopped\n%s", log.String())
+		}
+		if n := names(t, out); len(n) != 1 || n[0] != "raw" {
+			t.Errorf("OUTDIR holds %v: only the raw crawl should be there", n)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "index")); err == nil {
+			t.Error("an index was made")
 		}
 	})
 	t.Run("heritrix", func(t *testing.T) {
