@@ -291,13 +291,14 @@ func refOf(f *Fact) ref {
 
 // Event kinds of the resolve round.
 const (
-	evFollow = 'f' // an exact copy of a leading page
-	evKept   = 'k' // a record kept, unless replaced across sites: for the index
-	evName   = 'n' // a file's path (kept), before its records: for the index
-	evSite   = 's' // a page replaced by a page of its site (annotated, with --near=annotate)
-	evCross  = 'x' // a page replaced, in a bucket, by a page of another site (or annotated)
-	evHolds  = 'c' // a page that holds a kept page of its site, or is held in one (annotated)
-	evRefer  = 'r' // an input revisit naming the leading capture (kept) or a replaced one (kept empty)
+	evFollow  = 'f' // an exact copy of a leading page
+	evEarlier = 'e' // an exact copy of a leading page, captured before it
+	evKept    = 'k' // a record kept, unless replaced across sites: for the index
+	evName    = 'n' // a file's path (kept), before its records: for the index
+	evSite    = 's' // a page replaced by a page of its site (annotated, with --near=annotate)
+	evCross   = 'x' // a page replaced, in a bucket, by a page of another site (or annotated)
+	evHolds   = 'c' // a page that holds a kept page of its site, or is held in one (annotated)
+	evRefer   = 'r' // an input revisit naming the leading capture (kept) or a replaced one (kept empty)
 )
 
 // event is a line of the resolve round: what a round found of a record.
@@ -545,6 +546,18 @@ func (r *Rounds) settle(emit func(Line) error) error {
 			case ok && !annotate:
 				dec.act, dec.kept, dec.m = actNear, ref{}, *f
 			}
+		case evEarlier:
+			// Kept whole unless the leading page was replaced: then a near
+			// revisit of its kept copy, as one machine finds judging the
+			// copy as a page, unless that copy was captured after it.
+			f, ok, err := r.finals.get(e.kept)
+			if err != nil {
+				return err
+			}
+			if ok && !annotate && !later(f.kept.date, e.date) {
+				dec = &e.dec
+				dec.act, dec.kept, dec.m = actNear, ref{}, *f
+			}
 		case evHolds:
 			holds = &e.dec
 		case evKept:
@@ -585,7 +598,9 @@ func (r *Rounds) settle(emit func(Line) error) error {
 		return nil
 	}
 	// A replaced page, or a near duplicate kept with its annotation, is no
-	// page a later one is compared with (nor a copy's kept page, replaced).
+	// page a later one is compared with (nor a copy's kept page, replaced);
+	// a copy captured before its page, replaced, names no capture an input
+	// revisit can be resolved by.
 	if (dec.act == actNear || dec.annotate && dec.m.Contain == near.NotContained) && evs[0].kind != evFollow {
 		if err := r.finals.put(evs[0].subject, &dec.m); err != nil {
 			return err
@@ -822,7 +837,8 @@ type groupState struct {
 	leadKey  string
 	leadVal  []byte
 	gone     map[digestKey]struct{}
-	stayed   map[digestKey]bool // later captures kept (stays)
+	stayed   map[digestKey]bool   // later captures kept (stays)
+	cond     map[digestKey]string // keys of captures kept unless replaced in the resolve round (evEarlier)
 	leadKept bool
 	// ids: the records with the ID so far.
 	seen int
@@ -847,7 +863,7 @@ func (r *Rounds) begin(l Line, emit func(Line) error) error {
 	g := &r.g
 	switch l.Key[0] {
 	case tagExact:
-		g.lead, g.gone, g.stayed, g.leadKept = nil, nil, nil, false
+		g.lead, g.gone, g.stayed, g.cond, g.leadKept = nil, nil, nil, nil, false
 		return r.lead(l, emit)
 	case tagID:
 		g.seen = 1
@@ -969,14 +985,29 @@ func (r *Rounds) exactLine(l Line, emit func(Line) error) error {
 	if f.cls == clsRefers {
 		return r.referLine(refersKey(k), f, emit)
 	}
-	if lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{} || later(lead.date, f.date) ||
-		g.leadRef.seed && lead.id == f.id && f.id != "" {
+	conflict := lead.computed != f.computed || lead.sha256 != f.sha256 && lead.sha256 != [32]byte{}
+	if !conflict && later(lead.date, f.date) && lead.page.OK() && !seedKey(g.leadKey) {
+		// Captured before the leading page, read after it: kept whole if
+		// that page stays (no revisit points forward in time); if it is
+		// replaced, one machine, which then holds no capture of the
+		// payload, judges this copy as a page, and finds what replaced
+		// the leading page. The resolve round tells which.
+		ck := capKey(f.uri, f.digest)
+		delete(g.gone, ck)
+		if g.cond == nil {
+			g.cond = map[digestKey]string{}
+		}
+		g.cond[ck] = k
+		dec := Decision{Offset: f.Offset, digest: f.digest}
+		return emitEvent(event{kind: evEarlier, subject: k, kept: g.leadKey, dec: dec, uri: f.uri, date: f.date, id: f.id}, emit)
+	}
+	if conflict || later(lead.date, f.date) || g.leadRef.seed && lead.id == f.id && f.id != "" {
 		// Kept: the capture stays (as the record itself, kept by an earlier
 		// run over its file, does).
 		r.stays(f)
 		return nil
 	}
-	if k := capKey(f.uri, f.digest); !sameURI(lead.uri, f.uri) && !g.stayed[k] {
+	if k := capKey(f.uri, f.digest); !sameURI(lead.uri, f.uri) && !g.stayed[k] && g.cond[k] == "" {
 		if g.gone == nil {
 			g.gone = map[digestKey]struct{}{}
 		}
@@ -1014,13 +1045,24 @@ func (r *Rounds) referLine(k string, f *Fact, emit func(Line) error) error {
 	// The event's Decision is no decision: it carries the record's offset
 	// as stored and its digest, for the message.
 	e := event{kind: evRefer, subject: k, dec: Decision{Offset: f.stored, digest: f.digest}, uri: f.uri, date: f.date, id: f.id}
-	if _, ok := g.gone[capKey(f.uri, f.digest)]; !ok {
-		if !sameURI(g.lead.uri, f.uri) || g.leadKept || seedKey(g.leadKey) {
+	if ck := capKey(f.uri, f.digest); !mapHas(g.gone, ck) {
+		switch {
+		case g.cond[ck] != "" && !g.stayed[ck]:
+			// A copy captured before the leading page resolves it unless
+			// the resolve round replaces it.
+			e.kept = g.cond[ck]
+		case !sameURI(g.lead.uri, f.uri) || g.leadKept || seedKey(g.leadKey):
 			return nil
+		default:
+			e.kept = g.leadKey
 		}
-		e.kept = g.leadKey
 	}
 	return emitEvent(e, emit)
+}
+
+func mapHas(m map[digestKey]struct{}, k digestKey) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // idLine writes the repeat count of a record after the first with its ID.

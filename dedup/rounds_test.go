@@ -722,3 +722,66 @@ func TestDigestLabelCase(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundsEarlierCopy: a copy of a page captured before it but read
+// after it is kept whole while the page stays, as one machine keeps it; if
+// the page is replaced, one machine, which then holds no capture of the
+// payload, judges the copy as a page: a near revisit of what replaced the
+// page, unless that was captured after the copy. The rounds decide the
+// same, and tell the same revisits broken.
+func TestRoundsEarlierCopy(t *testing.T) {
+	kept, page := story(31, 60, 0), story(31, 60, 2)
+	for _, c := range []struct {
+		name        string
+		keptDate    string // "" for no kept page
+		wantCopy    action
+		wantBrokenN int
+	}{
+		{"page replaced", "2026-01-01T00:00:00Z", actNear, 2},
+		{"page replaced by a later capture", "2026-01-02T12:00:00Z", actPass, 1},
+		{"page kept", "", actPass, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var cs []capture
+			if c.keptDate != "" {
+				cs = append(cs, capture{typ: "response", id: "<urn:uuid:k>", uri: "http://news.example/a", date: c.keptDate, body: kept})
+			}
+			cs = append(cs,
+				capture{typ: "response", id: "<urn:uuid:p>", uri: "http://news.example/a", date: "2026-01-03T00:00:00Z", body: page},
+				// The copy: captured before the page, read after it.
+				capture{typ: "response", id: "<urn:uuid:c>", uri: "http://mirror.example/a", date: "2026-01-02T00:00:00Z", body: page},
+				// Revisits of the page's payload at its URI and at the copy's.
+				capture{typ: "revisit", id: "<urn:uuid:v-page>", uri: "http://news.example/a", date: "2026-02-01T00:00:00Z", digest: sha1Digest(page), refersTo: "http://news.example/a"},
+				capture{typ: "revisit", id: "<urn:uuid:v-copy>", uri: "http://mirror.example/a", date: "2026-02-01T00:00:00Z", digest: sha1Digest(page), refersTo: "http://mirror.example/a"},
+			)
+			warc := capturesWARC(t, cs...)
+			opts := DefaultOptions()
+			var oneBroken, roundBroken []string
+			facts := mapWARC(t, warc, &opts)
+			one := opts
+			one.BrokenRevisit = func(_ string, _ int64, id, _, _ string) { oneBroken = append(oneBroken, id) }
+			_, oneDecs := onePairs(t, one, facts)
+			rounds := opts
+			rounds.BrokenRevisit = func(_ string, _ int64, id, _, _ string) { roundBroken = append(roundBroken, id) }
+			decided, _ := runRounds(t, opts, facts)
+			_, roundDecs := roundPairs(t, facts, decided)
+			roundsBroken(t, rounds, []string{"in.warc"}, [][]byte{warc})
+			for how, decs := range map[string]map[string]Decision{"one machine": oneDecs, "rounds": roundDecs} {
+				if got := decs["<urn:uuid:c>"].act; got != c.wantCopy {
+					t.Errorf("%s: the copy's decision %d, want %d", how, got, c.wantCopy)
+				}
+				if c.wantCopy == actNear && decs["<urn:uuid:c>"].m.kept.id != "<urn:uuid:k>" {
+					t.Errorf("%s: the copy is a revisit of %q", how, decs["<urn:uuid:c>"].m.kept.id)
+				}
+			}
+			slices.Sort(oneBroken)
+			slices.Sort(roundBroken)
+			if !slices.Equal(oneBroken, roundBroken) {
+				t.Errorf("broken revisits: one machine %q, rounds %q", oneBroken, roundBroken)
+			}
+			if len(oneBroken) != c.wantBrokenN {
+				t.Errorf("one machine: broken revisits %q, want %d", oneBroken, c.wantBrokenN)
+			}
+		})
+	}
+}
