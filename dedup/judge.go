@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/near"
 	"github.com/warcdedup/warcdedup/warcio"
 )
@@ -210,7 +211,7 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		// earlier crawl has no SHA-256 (index.ReadCDX): its SHA-1 is all
 		// there is to compare, as wget --warc-dedup compares it.
 		d.Stats.DigestConflicts++
-		d.gone.stays(f.uri, f.digest)
+		d.gone.keptWhole(d.wholeRecord(f, outOff))
 		return pass()
 	}
 	if dup && kept.seed && kept.id == f.id && kept.id != "" {
@@ -224,7 +225,7 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		// The kept copy was captured after this one: this capture stays
 		// whole rather than point forward in time.
 		d.Stats.LaterKept++
-		d.gone.stays(f.uri, f.digest)
+		d.gone.keptWhole(d.wholeRecord(f, outOff))
 		return pass()
 	}
 	if !dup {
@@ -277,6 +278,13 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 	d.Stats.BytesSaved += f.length
 	d.Stats.add(&d.Stats.Out, "revisit")
 	return dec, nil
+}
+
+// wholeRecord is the index's record of the capture of f, kept whole at
+// outOff of the output.
+func (d *Deduper) wholeRecord(f *Fact, outOff int64) index.Record {
+	return index.Record{ID: f.id, URI: f.uri, Date: f.date, Digest: f.digest, Computed: f.computed,
+		SHA256: f.sha256, File: d.outName, Offset: outOff}
 }
 
 // nearMatch finds the kept page the page of f (captured at date) is a near

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warcdedup/warcdedup/cdxj"
+	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/internal/tempfile"
 	"github.com/warcdedup/warcdedup/warcio"
 )
@@ -92,12 +93,17 @@ type goneSet struct {
 	// added are the keys the runs added, in order, for the index (some
 	// may have been dropped since).
 	added []digestKey
+	// whole are the captures of stayed the runs kept whole, as an index
+	// takes them (index.Record.Stays): a later run's revisits of their URI
+	// and payload are resolved by them.
+	whole []index.Record
 }
 
 type goneUndo struct {
 	key     digestKey
 	removed bool // the entry was removed (else added)
 	stayed  bool // the key was added to stayed
+	whole   bool // a capture was added to whole
 }
 
 func (s *goneSet) begin() { s.log = s.log[:0] }
@@ -105,7 +111,9 @@ func (s *goneSet) begin() { s.log = s.log[:0] }
 // withdraw undoes what was done since begin, latest first.
 func (s *goneSet) withdraw() {
 	for i := len(s.log) - 1; i >= 0; i-- {
-		if u := s.log[i]; u.stayed {
+		if u := s.log[i]; u.whole {
+			s.whole = s.whole[:len(s.whole)-1]
+		} else if u.stayed {
 			delete(s.stayed, u.key)
 		} else if u.removed {
 			s.m[u.key] = struct{}{}
@@ -182,6 +190,26 @@ func (s *goneSet) stays(uri, digest string) {
 	}
 	s.stayed[k] = struct{}{}
 	s.log = append(s.log, goneUndo{key: k, stayed: true})
+}
+
+// keptWhole notes a response kept whole that does not lead its payload
+// (stays), for the index.
+func (s *goneSet) keptWhole(r index.Record) {
+	s.stays(r.URI, r.Digest)
+	r.Stays = true
+	s.whole = append(s.whole, r)
+	s.log = append(s.log, goneUndo{whole: true})
+}
+
+// seedStays adds a capture an earlier run kept whole (index.Record.Stays),
+// read from an index.
+func (s *goneSet) seedStays(uri, digest string) {
+	k := capKey(uri, digest)
+	delete(s.m, k)
+	if s.stayed == nil {
+		s.stayed = map[digestKey]struct{}{}
+	}
+	s.stayed[k] = struct{}{}
 }
 
 // gone says whether a revisit naming uri and digest can no longer be

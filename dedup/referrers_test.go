@@ -477,3 +477,76 @@ func TestWithdrawnRevisits(t *testing.T) {
 		t.Errorf("told %q (%d counted), want %q", told, d.Stats.BrokenRevisits, want)
 	}
 }
+
+// TestStayedAcrossRuns: a capture kept whole beside its payload's kept
+// record (captured before it) goes to the index, and resolves a later
+// run's revisit of its URI and payload, though that run replaces another
+// capture there across URIs.
+func TestStayedAcrossRuns(t *testing.T) {
+	pdf := strings.Repeat("%PDF-1.7 a report of the year, page after page\n", 20)
+	first := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:k>", uri: "http://cdn.example/r.pdf", date: "2026-01-02T00:00:00Z", body: pdf},
+		capture{typ: "response", id: "<urn:uuid:r0>", uri: "http://mirror.example/r.pdf", date: "2026-01-01T00:00:00Z", body: pdf},
+	)
+	second := capturesWARC(t,
+		capture{typ: "response", id: "<urn:uuid:r>", uri: "http://mirror.example/r.pdf", date: "2026-01-03T00:00:00Z", body: pdf},
+		capture{typ: "revisit", id: "<urn:uuid:v>", uri: "http://mirror.example/r.pdf", date: "2026-01-04T00:00:00Z",
+			digest: sha1Digest(pdf), refersTo: "http://mirror.example/r.pdf"},
+	)
+	d := New(DefaultOptions())
+	d.SetOutput("first.warc.gz")
+	if err := d.Run(bytes.NewReader(first), "first.warc.gz", io.Discard, true); err != nil {
+		t.Fatal(err)
+	}
+	var seg []*index.Record
+	if err := d.Kept(func(r *index.Record) error { c := *r; seg = append(seg, &c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if len(seg) != 2 || seg[0].ID != "<urn:uuid:k>" || !seg[1].Stays || seg[1].ID != "<urn:uuid:r0>" || seg[1].File != "first.warc.gz" || seg[1].Offset <= 0 {
+		t.Fatalf("the first run's records for the index: %+v", seg)
+	}
+	// Through the index's binary form, as a later run reads it.
+	for i, r := range seg {
+		b, err := index.AppendRecord(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seg[i], err = index.DecodeRecord(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bulk := range []bool{false, true} {
+		var told []string
+		opts := DefaultOptions()
+		opts.BrokenRevisit = func(file string, offset int64, id, uri, digest string) { told = append(told, id) }
+		d := New(opts)
+		if bulk {
+			if err := d.SeedFrom(func(fn func(*index.Record) error) error {
+				for _, r := range seg {
+					if err := fn(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, r := range seg {
+				if err := d.Seed(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := d.Run(bytes.NewReader(second), "second.warc.gz", io.Discard, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if d.Stats.Revisits != 1 || len(told) != 0 {
+			t.Errorf("seeded in bulk %v: %d exact revisits, told %q; want the mirror's new capture replaced and no revisit told", bulk, d.Stats.Revisits, told)
+		}
+	}
+}

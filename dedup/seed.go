@@ -28,6 +28,10 @@ func (d *Deduper) Seed(r *index.Record) error {
 		d.gone.seed(r.GoneKey)
 		return nil
 	}
+	if r.Stays {
+		d.gone.seedStays(r.URI, r.Digest)
+		return nil
+	}
 	d.gone.kept(r.URI, r.Digest)
 	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
 		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
@@ -46,9 +50,10 @@ func (d *Deduper) Seed(r *index.Record) error {
 
 // Kept calls fn for every record this Deduper's Runs kept and did not
 // withdraw, in the order they were kept, with its near-duplicate page if it
-// has one, and then for each capture they replaced with no response of its
-// URI and payload digest left (index.Record.Gone): what an index takes
-// from the run. It is called after the last
+// has one, then for each capture they kept whole beside its payload's kept
+// record (index.Record.Stays), and then for each capture they replaced with
+// no response of its URI and payload digest left (index.Record.Gone): what
+// an index takes from the run. It is called after the last
 // Run and before Close, which releases the kept records' store.
 func (d *Deduper) Kept(fn func(*index.Record) error) error {
 	pages := map[uint32]int{}
@@ -76,8 +81,14 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 			return err
 		}
 	}
-	// The captures replaced with none like them left, after the kept
-	// records (which a later load reads first, as they were kept first).
+	// The captures kept whole beside their payload's kept record, then
+	// those replaced with none like them left, after the kept records
+	// (which a later load reads first, as they were kept first).
+	for i := range d.gone.whole {
+		if err := fn(&d.gone.whole[i]); err != nil {
+			return err
+		}
+	}
 	for _, k := range d.gone.still() {
 		if err := fn(&index.Record{Gone: true, GoneKey: k}); err != nil {
 			return err
@@ -116,6 +127,12 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 				// A capture an earlier run replaced; a later kept record of
 				// its URI and digest drops it again.
 				d.gone.seed(r.GoneKey)
+				return nil
+			}
+			if r.Stays {
+				// A capture an earlier run kept whole: it resolves the
+				// revisits of its URI and payload, whatever is replaced.
+				d.gone.seedStays(r.URI, r.Digest)
 				return nil
 			}
 			d.gone.kept(r.URI, r.Digest)

@@ -66,10 +66,11 @@ import (
 )
 
 // Format is the version of the directory's layout, the MANIFEST and the
-// segments. Format 2 adds the replaced captures' entries (Record.Gone); an
-// index of format 1 is read as it is, and becomes format 2 with its next
-// segment.
-const Format = 2
+// segments. Format 2 adds the replaced captures' entries (Record.Gone),
+// format 3 the captures kept whole beside their payload's kept record
+// (Record.Stays); an index of an older format is read as it is, and takes
+// this format with its next segment.
+const Format = 3
 
 // oldestFormat is the oldest format this version reads.
 const oldestFormat = 1
@@ -126,6 +127,12 @@ type Record struct {
 	// of it can no longer be resolved. Its other fields are empty.
 	Gone    bool
 	GoneKey [16]byte
+	// Stays: a capture kept whole, in File at Offset, that does not lead
+	// its payload (captured before the kept record of its payload digest,
+	// or its bytes differ under the same digest): no later record becomes
+	// a revisit of it, but it resolves a later crawl's revisits of its URI
+	// and payload. It has no page.
+	Stays bool
 }
 
 // Segment is a run's addition to the index, as the MANIFEST lists it.
@@ -1100,6 +1107,9 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	if r.Gone {
 		return append(append(b, 2), r.GoneKey[:]...), nil
 	}
+	if r.Stays {
+		return append(b, 3), nil
+	}
 	if r.Page == nil {
 		return append(b, 0), nil
 	}
@@ -1145,6 +1155,11 @@ func decodeRecord(b []byte) (*Record, error) {
 		}
 		r.Gone = true
 		copy(r.GoneKey[:], b)
+	case 3:
+		if len(b) != 0 {
+			return nil, errors.New("bytes after the record")
+		}
+		r.Stays = true
 	default:
 		return nil, errors.New("bad page flag")
 	}

@@ -259,9 +259,11 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 			load = ix.Load
 		}
 		err = load(func(r *index.Record) error {
-			if r.Gone {
+			if r.Gone || r.Stays {
 				// The partitioned rounds do not look for revisits of
-				// captures earlier runs replaced (docs/scale.md).
+				// captures earlier runs replaced (docs/scale.md), which is
+				// what a capture kept whole beside its payload's kept
+				// record is to a later run.
 				return nil
 			}
 			n++
