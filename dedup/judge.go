@@ -218,6 +218,10 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 		// The kept record is this record, read from an index of an earlier
 		// run over the same file: a record is never a revisit of itself.
 		d.Stats.AlreadyKept++
+		if d.keptAgain == nil {
+			d.keptAgain = map[string]int{}
+		}
+		d.keptAgain[kept.file]++
 		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}

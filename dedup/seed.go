@@ -39,6 +39,7 @@ func (d *Deduper) Seed(r *index.Record) error {
 		return err
 	}
 	d.seedRefs = n + 1
+	d.seedFile(r.File)
 	if r.Page.OK() {
 		r.Page.Ref = n
 		d.nearIdx().Add(r.Page)
@@ -97,6 +98,36 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 	return nil
 }
 
+func (d *Deduper) seedFile(name string) {
+	if d.seedFiles == nil {
+		d.seedFiles = map[string]int{}
+	}
+	d.seedFiles[name]++
+}
+
+// IndexedIn says, for each of the names an output file was given in the
+// index (an earlier run's spelling of its path), how many kept records the
+// index names in it, and how many of them this Deduper's Runs kept again,
+// whole (the same records, read from the same input again). An output
+// written over with fewer loses records an index names: later runs'
+// revisits would point at records that are nowhere.
+func (d *Deduper) IndexedIn(names []string) (indexed, again int) {
+	for _, n := range names {
+		indexed += d.seedFiles[n]
+		again += d.keptAgain[n]
+	}
+	return indexed, again
+}
+
+// SeedFiles lists the output names the seeded kept records are in.
+func (d *Deduper) SeedFiles() []string {
+	var out []string
+	for n := range d.seedFiles {
+		out = append(out, n)
+	}
+	return out
+}
+
 // later says whether WARC-Date a is after b. A capture is never made a
 // revisit of a later one: the earliest capture is the one an archive keeps
 // (Heritrix's DeDuplicator and wget --warc-dedup point revisits back in
@@ -142,6 +173,7 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 				return err
 			}
 			d.seedRefs = n + 1
+			d.seedFile(r.File)
 			d.Stats.Seeded++
 			if r.Page.OK() {
 				r.Page.Ref = n

@@ -40,6 +40,45 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper, existing bool) (*i
 	return ix, nil
 }
 
+// keepIndexed gives each job whose output is a file the index (or the
+// CDX) names kept records in a check: the run, which writes over that
+// file (--force), must keep every one of them again, as a run over the
+// same input does. Otherwise the records would be in no file, and the
+// later runs' revisits of them would point at nothing (the index cannot
+// take back what it holds).
+func keepIndexed(d *dedup.Deduper, jobs []job) {
+	files := d.SeedFiles()
+	for i := range jobs {
+		j := &jobs[i]
+		if j.out.kind != outFile {
+			continue
+		}
+		fi, err := os.Stat(j.out.name)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		var names []string
+		for _, n := range files {
+			if n == j.out.name {
+				names = append(names, n)
+			} else if gi, err := os.Stat(n); err == nil && os.SameFile(fi, gi) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		out := j.out.shown()
+		j.check = func() error {
+			indexed, again := d.IndexedIn(names)
+			if again >= indexed {
+				return nil
+			}
+			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run keeps %d of them again: writing over it would leave the others in no file; write this run's outputs elsewhere (the output is left as it was)", out, indexed, again)
+		}
+	}
+}
+
 // refuseStaged fails when the index holds a staged segment: what a cluster
 // job kept, waiting for its outputs to be written.
 func refuseStaged(ix *index.Index, dir string) error {

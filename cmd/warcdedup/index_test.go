@@ -1,8 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/warcdedup/warcdedup/internal/testfs"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/warcdedup/warcdedup/internal/testfs"
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
@@ -302,4 +304,60 @@ func keys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// TestForceOverIndexedOutput: with --index, --force does not write over an
+// output that holds records the index names unless the run keeps every
+// one of them again (the same input run again): a later crawl's file of the
+// same name would leave them in no file, and the index's later revisits
+// would point at nothing. The output is left as it was, exit 1.
+func TestForceOverIndexedOutput(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for _, d := range []string{"crawl1", "crawl2"} {
+		if err := os.Mkdir(p(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := storyText(1, 12)
+	htmlWARC(t, p("crawl1/part-00000.warc.gz"), 9, [3]string{uuid(1), "http://news.example/a", a})
+	htmlWARC(t, p("crawl2/part-00000.warc.gz"), 10, [3]string{uuid(2), "http://news.example/a", a})
+	idx, archive := p("index"), p("archive")+"/"
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--index", idx, p("crawl1/part-00000.warc.gz"), archive}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("crawl 1: exit %d: %s", code, stderr.String())
+	}
+	out := p("archive/part-00000.warc.gz")
+	before := mustRead(t, out)
+	stderr.Reset()
+	if code := run([]string{"-q", "--force", "--index", idx, p("crawl2/part-00000.warc.gz"), archive}, nil, io.Discard, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "holds 1 records an earlier run kept") {
+		t.Errorf("crawl 2 over crawl 1's output: exit %d, want 1 naming the records\n%s", code, stderr.String())
+	}
+	if !bytes.Equal(mustRead(t, out), before) {
+		t.Error("crawl 1's output was written over")
+	}
+	// Spelled otherwise, the same file.
+	rel, err := filepath.Rel(mustGetwd(t), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"-q", "--force", "--index", idx, p("crawl2/part-00000.warc.gz"), rel}, nil, io.Discard, &stderr); code != 1 {
+		t.Errorf("crawl 2 over crawl 1's output, named %s: exit %d, want 1\n%s", rel, code, stderr.String())
+	}
+	// Crawl 1 again: its records kept again, the output written over.
+	stderr.Reset()
+	if code := run([]string{"-q", "--force", "--index", idx, p("crawl1/part-00000.warc.gz"), archive}, nil, io.Discard, &stderr); code != 0 {
+		t.Errorf("crawl 1 again: exit %d: %s", code, stderr.String())
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }

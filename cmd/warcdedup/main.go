@@ -341,6 +341,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var failed []failure
 	var done []string
 	var written []*output
+	if ix != nil || *indexCDX != "" {
+		keepIndexed(d, jobs)
+	}
 	for i, j := range jobs {
 		d.SetOutput(j.out.name)
 		before := d.Stats
@@ -573,6 +576,12 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 	}()
 	if err := d.Run(in, name, w, compress); err != nil {
 		return err
+	}
+	if j.check != nil {
+		if err := j.check(); err != nil {
+			d.Withdraw()
+			return err
+		}
 	}
 	err = w.finish()
 	finished = true // finish removes what it leaves when it fails

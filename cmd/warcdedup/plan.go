@@ -17,6 +17,9 @@ import (
 type job struct {
 	in  string // "-" for standard input
 	out *output
+	// check, if set, is called once the input is read and before the
+	// output is put in place: an error keeps the output from being written.
+	check func() error
 }
 
 // shapeError is a command line of the wrong shape: the usage text follows it.
@@ -201,7 +204,7 @@ func plan(args []string, force bool, sides, reads map[string]string, stdin io.Re
 		if err != nil {
 			return nil, nil, err
 		}
-		jobs = append(jobs, job{p[0], o})
+		jobs = append(jobs, job{in: p[0], out: o})
 	}
 	side := map[string]*output{}
 	for _, flag := range slices.Sorted(maps.Keys(sides)) {
