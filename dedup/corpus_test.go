@@ -191,18 +191,21 @@ func TestRealPairs(t *testing.T) {
 	if hits["same_url_recrawl"] < total["same_url_recrawl"] {
 		t.Errorf("re-crawls of one URL missed")
 	}
-	// 8 of 8 same-site, 10 of 10 cross-site, two of them as containments,
+	// 8 of 8 same-site, 10 of 10 cross-site, three of them as containments,
 	// kept whole and reported: a long msn.com article holding the cbsnews.com
-	// Earhart story (Jaccard 0.20 on their content signatures), and
-	// nhl.com's round-up of a night's games holding its story of one game
-	// (0.59; a revisit would lose the other games).
+	// Earhart story (Jaccard 0.20 on their content signatures), nhl.com's
+	// round-up of a night's games holding its story of one game (0.59; a
+	// revisit would lose the other games), and wjla.com's longer version of
+	// an AP story holding abcnews.go.com's shorter one (0.43: more of its
+	// own than it shares, the wire's later paragraphs, which a revisit
+	// would lose).
 	for _, c := range []string{"same_site_near_duplicate", "cross_site_same_core"} {
 		if hits[c] < total[c] {
 			t.Errorf("%s: %d of %d found", c, hits[c], total[c])
 		}
 	}
-	if contained > 2 {
-		t.Errorf("%d real pairs found only as containments, want at most 2: near duplicates became annotations", contained)
+	if contained > 3 {
+		t.Errorf("%d real pairs found only as containments, want at most 3: near duplicates became annotations", contained)
 	}
 }
 

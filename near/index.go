@@ -504,7 +504,7 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 		if f == famBigrams && kd.site != qsite {
 			tau = x.crossBigramsTau(in, lq, lk)
 		}
-		if sim >= tau {
+		if sim >= tau && !(f == famSpots && kd.site != qsite && x.holdsMostlyOwn(in, lq, lk)) {
 			if best < 0 || sim > bestSim || (sim == bestSim && c.ID < x.buf[best].ID) {
 				best, bestSim = i, sim
 				bestShared, bestLq, bestLk, bestIn = features.SharedKeys(q, k), lq, lk, in
@@ -546,6 +546,20 @@ func (x *Index) matchIn(f int, bag features.Bag, qsite uint32, sameTau, crossTau
 			Contain: how, Share: contShare, Sigs: contLq, KeptSigs: contLk, SameURL: kd.url == x.qurl, Shop: kd.shop || x.qshop}, true
 	}
 	return Match{}, false
+}
+
+// holdsMostlyOwn says whether a page of lq content signatures, in of them
+// shared with another site's kept page of lk, holds that page's text (as a
+// containment does: ContainShare of it) and more text of its own than it
+// shares: an article that quotes a wire story whole, a commentary around
+// it, a press release whose other site's copy is one of its parts. It is
+// a containment, kept whole, whatever the similarity: a revisit would throw
+// away the larger part of the page. Across sites only: within a site the
+// own-text rule (Config.OwnText) holds a page to less.
+func (x *Index) holdsMostlyOwn(in, lq, lk int) bool {
+	own := lq - in
+	return x.cfg.OwnText > 0 && own >= x.cfg.OwnText && own > in &&
+		lk >= minContainSpots && float64(in) >= ContainShare*float64(lk)
 }
 
 // Add keeps a page: it is a candidate for later pages, and its signatures

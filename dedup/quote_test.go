@@ -1,0 +1,71 @@
+package dedup
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// paragraphsOf are the paragraphs of a made-up story page (story).
+func paragraphsOf(page string) string {
+	_, rest, _ := strings.Cut(page, "</h1>")
+	body, _, _ := strings.Cut(rest, "</article>")
+	return body
+}
+
+// TestQuotedWireStory: a page of another site that quotes a kept wire
+// story whole around more text of its own (an article, a commentary) holds
+// the story: a containment, kept whole and reported, with the default
+// settings and the partitioned rounds alike. A copy that only adds a local
+// introduction is a near revisit of the story, as before.
+func TestQuotedWireStory(t *testing.T) {
+	wire := story(41, 24, 0)
+	quoting := func(ownSentences int) string {
+		return "<!doctype html><html><head><title>Comment</title></head><body><article><h1>What the report means</h1>" +
+			paragraphsOf(story(42, ownSentences, 0)) + paragraphsOf(wire) + "</article></body></html>"
+	}
+	for _, c := range []struct {
+		name     string
+		own      int
+		wantKind string
+	}{
+		{"commentary around the story", 60, "containment"},
+		{"the story with a local introduction", 4, "duplicate"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := responsesWARC(t, false,
+				response{id: "<urn:uuid:wire>", uri: "http://wire.example/story", body: wire},
+				response{id: "<urn:uuid:page>", uri: "http://paper.example/comment", body: quoting(c.own)})
+			var out, rep bytes.Buffer
+			opts := DefaultOptions()
+			opts.Report = &rep
+			d := New(opts)
+			if err := d.Run(bytes.NewReader(in), "in.warc", &out, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var dup Duplicate
+			line, _, _ := strings.Cut(rep.String(), "\n")
+			if err := json.Unmarshal([]byte(line), &dup); err != nil {
+				t.Fatalf("report %q: %v", rep.String(), err)
+			}
+			replaced := d.Stats.NearRevisits == 1
+			if dup.Kind != c.wantKind || dup.RecordID != "<urn:uuid:page>" || replaced != (c.wantKind == "duplicate") {
+				t.Errorf("report %+v, %d near revisits: want a %s", dup, d.Stats.NearRevisits, c.wantKind)
+			}
+			if c.wantKind == "containment" && dup.Direction != "contains" {
+				t.Errorf("the page %s the story, want contains", dup.Direction)
+			}
+			// The rounds decide the same.
+			facts := mapWARC(t, in, &opts)
+			decided, _ := runRounds(t, opts, facts)
+			_, decs := roundPairs(t, facts, decided)
+			if got := decs["<urn:uuid:page>"].act == actNear; got != replaced {
+				t.Errorf("the rounds replace the page: %v, one machine: %v", got, replaced)
+			}
+		})
+	}
+}
