@@ -60,7 +60,7 @@ func (d *Deduper) newAnalyzer() *near.Analyzer {
 // needsAnalysis says whether a record goes to the workers: an HTML page that
 // near-duplicate matching can replace.
 func (d *Deduper) needsAnalysis(it *item) bool {
-	if d.opts.Near == NearOff || d.stage == stageApply || it.pay == nil || it.rec.Err != nil {
+	if d.opts.Near == NearOff || d.stage == stageApply || it.pay == nil || it.rec.Err != nil || it.rec.AfterDamage {
 		return false
 	}
 	if it.pay.HTTP.StatusCode != 200 || it.pay.Length < d.opts.MinSize || it.pay.Length == 0 {

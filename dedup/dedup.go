@@ -157,8 +157,8 @@ type Deduper struct {
 	// an output an earlier run wrote, written over by a later one, must
 	// hold again every record the index names in it (IndexedIn).
 	seedFiles, keptAgain map[string]int
-	undo        undo // how to withdraw the current or last Run
-	canWithdraw bool // the last Run succeeded and nothing was started since
+	undo                 undo // how to withdraw the current or last Run
+	canWithdraw          bool // the last Run succeeded and nothing was started since
 	// broken is set by a panic in the decision loop, which may have left the
 	// indexes half updated: no later Run may trust them.
 	broken *PanicError
@@ -623,6 +623,9 @@ func (d *Deduper) warnings(name string, it *item, f *Fact, repeat uint32) {
 	}
 	if f.cls == clsDamaged && d.opts.Warn != nil {
 		d.opts.Warn(it.rec.Err)
+	}
+	if f.cls == clsAfterDamage && d.opts.Warn != nil {
+		d.opts.Warn(fmt.Errorf("%s: record %s at offset %d follows damaged bytes in their stream, and may be part of them: not deduplicated", name, it.rec.ID(), it.rec.Offset))
 	}
 }
 

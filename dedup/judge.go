@@ -33,6 +33,7 @@ const (
 	clsNoFields           // no record ID, target URI or date
 	clsUnrewritable       // a header that could not be written back as it is (rewritable)
 	clsRefers             // a revisit naming its original by URI and payload digest (referring)
+	clsAfterDamage        // found after damaged bytes, perhaps inside them (warcio.Record.AfterDamage)
 	numClasses
 )
 
@@ -81,6 +82,8 @@ func (d *Deduper) factOf(it *item) *Fact {
 	switch {
 	case rec.Err != nil:
 		f.cls = clsDamaged
+	case rec.AfterDamage:
+		f.cls = clsAfterDamage
 	case pay == nil:
 		f.cls = clsNoPayload
 		if it.perr != nil && !errors.Is(it.perr, warcio.ErrTruncated) {

@@ -59,7 +59,14 @@ type Record struct {
 	// TrailerOK says the block was followed by CRLF CRLF, as the standard wants;
 	// set when the record is complete.
 	TrailerOK bool
-	complete  bool
+	// AfterDamage says a lenient Reader found the record by scanning damaged
+	// bytes for a line that starts a record, or read it after such a record
+	// before a gzip member began with a record: its first line may be a line
+	// of the damaged record's block (a WARC file stored in a response, whose
+	// Content-Length did not parse), so its bytes are to be carried over as
+	// they are, as the damaged bytes are.
+	AfterDamage bool
+	complete    bool
 	// Raw holds the record's exact input bytes once the record is complete
 	// (after [Reader.Finish] or the next Next), when the Reader keeps them.
 	Raw *Raw
@@ -161,7 +168,12 @@ type Reader struct {
 	// record or a block that does not match its digest (see memberRanOn).
 	memberGave, memberGarbage bool
 	// lost ends a lenient Reader like a failure (memberRanOn).
-	lost         error
+	lost error
+	// afterDamage: a lenient Reader found the record it reads now by
+	// scanning damaged bytes for a line that starts a record (resync), in
+	// the stream those bytes are in; it lasts until a gzip member starts
+	// with a record (Record.AfterDamage).
+	afterDamage  bool
 	memberSpool  *Spool
 	started      bool
 	cur          *Record
@@ -471,6 +483,10 @@ func (r *Reader) next() (*Record, error) {
 	}
 	r.rec = rec
 	r.recAloneGzip = r.gzipped && r.memberRecs == 0
+	if r.recAloneGzip {
+		r.afterDamage = false
+	}
+	rec.AfterDamage = r.afterDamage
 	r.memberRecs++
 	if r.memberRecs > 1 {
 		// Several records share this member: it cannot be copied per record.
@@ -1037,6 +1053,7 @@ func (r *Reader) resync(pe *ParseError) *Record {
 			p, err := r.src.Peek(5)
 			if isWARCMagic(p) {
 				r.dropMemberSpool()
+				r.afterDamage = true
 				break
 			}
 			if err == io.EOF && len(p) == 0 {
