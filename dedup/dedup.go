@@ -441,6 +441,13 @@ func (d *Deduper) take(name string, it *item, w *warcio.Writer, decide bool, rec
 	}
 	switch d.stage {
 	case stageMap:
+		if it.rec.Kind == warcio.KindPadding {
+			// Bytes that hold no record (an empty gzip member): nothing to
+			// decide, and its offset in the decompressed stream is the next
+			// record's, or another's like it, which would give two Facts
+			// one key. Apply copies it as it is.
+			return nil
+		}
 		f := d.factOf(it)
 		d.warnings(name, it, f, 0)
 		return d.emit(f)

@@ -103,6 +103,12 @@ func (d *Deduper) pendingDecision() (*Decision, error) {
 
 // applyOne writes the record of it as its Decision says.
 func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
+	if it.rec.Kind == warcio.KindPadding {
+		// No record, so no Fact and no Decision (Map): copied as it is,
+		// whatever decision names its offset, which is a record's.
+		d.Stats.add(&d.Stats.Out, kindName(it.rec))
+		return w.CopyRaw(it.raw)
+	}
 	d.applied++
 	if it.rec.Err != nil {
 		// Carried over as it is (Options.Lenient), as judge counts it.

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
@@ -414,6 +415,49 @@ func TestFactCompactFields(t *testing.T) {
 				if want := slices.Contains(tc.verbatim, v); bytes.Contains(b, []byte(v)) != want {
 					t.Errorf("%q written as a string: %v, want %v", v, !want, want)
 				}
+			}
+		})
+	}
+}
+
+// TestStagesEmptyMembers: empty gzip members (valid gzip, no record) before,
+// between and after the records: map, judge and apply write what a run on
+// one machine writes, and the rounds decide the same. Their offsets in the
+// decompressed stream are a record's.
+func TestStagesEmptyMembers(t *testing.T) {
+	page := story(61, 40, 0)
+	rec := func(id, uri string) []byte {
+		return responsesWARC(t, false, response{id: id, uri: uri, body: page})
+	}
+	member := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	r1, r2, empty := member(rec("<urn:uuid:1>", "http://a.example/1")), member(rec("<urn:uuid:2>", "http://b.example/2")), member(nil)
+	for name, in := range map[string][]byte{
+		"first":   slices.Concat(empty, r1, r2),
+		"between": slices.Concat(r1, empty, r2),
+		"last":    slices.Concat(r1, r2, empty, empty),
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.MinSize = 64
+			want, wst, _ := oneMachine(t, opts, []string{"in.warc.gz"}, [][]byte{in}, true)
+			got, _, _ := throughStages(t, opts, []string{"in.warc.gz"}, [][]byte{in}, true)
+			if !bytes.Equal(got[0], want[0]) {
+				t.Error("the stages' output is not one machine's")
+			}
+			if wst.Revisits+wst.NearRevisits != 1 {
+				t.Errorf("one machine: %d revisits, want the copy replaced", wst.Revisits+wst.NearRevisits)
+			}
+			facts := mapWARC(t, in, &opts)
+			decided, _ := runRounds(t, opts, facts)
+			_, decs := roundPairs(t, facts, decided)
+			if len(decs) != 1 {
+				t.Errorf("the rounds decide %d records, want 1", len(decs))
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1530,4 +1531,38 @@ func TestReduceFailsAfterStaging(t *testing.T) {
 			t.Errorf("exit %d, %q", code, stderr)
 		}
 	})
+}
+
+// TestMapEmptyMembers: a file with empty gzip members (before its first
+// record, after its last) maps to facts of distinct keys, which reduce
+// takes (it refuses a key twice); the job writes what a run writes.
+func TestMapEmptyMembers(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.warc.gz")
+	htmlWARC(t, rec, 9, [3]string{uuid(71), "http://news.example/a", storyText(7, 12)}, [3]string{uuid(72), "http://wire.example/a", storyText(7, 12)})
+	var empty bytes.Buffer
+	gzip.NewWriter(&empty).Close()
+	in := filepath.Join(dir, "in.warc.gz")
+	if err := os.WriteFile(in, slices.Concat(empty.Bytes(), mustRead(t, rec), empty.Bytes(), empty.Bytes()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var facts, decisions, stderr bytes.Buffer
+	if code := run([]string{"map", "-q"}, strings.NewReader("0\t"+in+"\n"), &facts, &stderr); code != 0 {
+		t.Fatalf("map: exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(facts.String()), "\n")
+	slices.Sort(lines)
+	if code := run([]string{"reduce", "-q"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), &decisions, &stderr); code != 0 {
+		t.Fatalf("reduce: exit %d: %s", code, stderr.String())
+	}
+	out, one := filepath.Join(dir, "out"), filepath.Join(dir, "one")
+	if code := run([]string{"apply", "-q", out + "/"}, &decisions, io.Discard, &stderr); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"-q", in, one + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr.String())
+	}
+	if !bytes.Equal(mustRead(t, filepath.Join(out, "in.warc.gz")), mustRead(t, filepath.Join(one, "in.warc.gz"))) {
+		t.Error("the job's output is not the run's")
+	}
 }
