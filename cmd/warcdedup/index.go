@@ -219,7 +219,9 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 	if seg, err := ix.Staged(); err != nil {
 		fmt.Fprintf(stderr, "warcdedup: %v\n", err)
 	} else if seg != nil {
-		fmt.Fprintf(stdout, "a cluster job staged %d kept records (%d pages) that are not in the index yet: warcdedup index commit %s adds them\n", seg.Records-seg.Gone, seg.Pages, dir)
+		// Committed before every output of the job is written, they would
+		// give later runs revisits of records no file holds.
+		fmt.Fprintf(stdout, "a cluster job staged %d kept records (%d pages) that are not in the index yet: once every output of that job is written, warcdedup index commit %s adds them; if any is not, warcdedup index discard %s removes them (committed, they would give later runs revisits of records never written)\n", seg.Records-seg.Gone, seg.Pages, dir, dir)
 	}
 	st := ix.Stats()
 	fmt.Fprintf(stdout, "index %s: format %d, pages analysed as %q\n", dir, index.Format, ix.Analysis())

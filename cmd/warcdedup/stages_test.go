@@ -893,6 +893,32 @@ func TestMapReduceCDXJRefused(t *testing.T) {
 	})
 }
 
+// TestIndexSaysStaged: `warcdedup index DIR` on an index that holds a
+// segment a job staged says to commit it only once every output of that
+// job is written, and to discard it otherwise.
+func TestIndexSaysStaged(t *testing.T) {
+	ins := stageFiles(t)
+	idx := t.TempDir()
+	_, facts, _ := step(t, mapList(ins[3:4]), "map", "-q")
+	if code, _, stderr := step(t, []byte(facts), "reduce", "-q", "--index", idx); code != exitOK {
+		t.Fatalf("reduce --index: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := step(t, nil, "index", idx)
+	if code != exitOK {
+		t.Fatalf("index: exit %d\n%s", code, stderr)
+	}
+	first, _, _ := strings.Cut(stdout, "\n")
+	for _, want := range []string{
+		"a cluster job staged ",
+		"once every output of that job is written, warcdedup index commit " + idx + " adds them",
+		"if any is not, warcdedup index discard " + idx + " removes them",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("warcdedup index says %q, not %q", first, want)
+		}
+	}
+}
+
 // outsIn names each input's output in dir.
 func outsIn(dir string, ins []string) []string {
 	var outs []string
