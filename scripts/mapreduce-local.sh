@@ -9,7 +9,10 @@
 #
 # With -f the apply tasks replace outputs that exist (warcdedup apply
 # --force; never an input), and WARCDEDUP_CDXJ may name a file that exists;
-# without it, either is refused (exit 2).
+# without it, either is refused (exit 2). Every output is checked before the
+# map step runs (scripts/job-outputs.sh): one refused (it exists, without
+# -f; it is a directory or an input; two inputs would write it) stops the
+# job with exit 2 before anything is computed or written.
 #
 # With -r the reduce runs as the partitioned rounds (warcdedup reduce
 # --round, docs/scale.md), each round's lines split among TASKS reduce
@@ -63,6 +66,8 @@ index=()
 out=${!#}
 ins=("${@:1:$#-1}")
 script=mapreduce-local.sh
+# shellcheck source=scripts/job-outputs.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/job-outputs.sh"
 # shellcheck source=scripts/cdxj-target.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/cdxj-target.sh"
 
@@ -100,21 +105,8 @@ stop() {
 	kill -TERM $(jobs -pr) 2>/dev/null || true
 	wait || true
 	echo "mapreduce-local.sh: stopped by SIG$name in the $phase step; its tasks are stopped" >&2
-	if [[ $phase == apply ]]; then
-		# An apply task renames each output into OUTDIR once it is whole:
-		# those newer than the step's start are the ones written.
-		local f written=()
-		for f in "${ins[@]}"; do
-			[[ $out/${f##*/} -nt $work/apply.start ]] && written+=("${f##*/}")
-		done
-		if ((${#written[@]} == ${#ins[@]})); then
-			echo "mapreduce-local.sh: every output is written, in $out" >&2
-		elif ((${#written[@]} > 0)); then
-			echo "mapreduce-local.sh: written, whole, in $out: ${written[*]}; the other outputs are not written" >&2
-		else
-			echo "mapreduce-local.sh: no output is written" >&2
-		fi
-	fi
+	# The outputs newer than the apply step's start are the ones written.
+	[[ $phase != apply ]] || written_note "$work/apply.start"
 	[[ $phase == map ]] || staged_note "stopped by SIG$name"
 	exit $((128 + n))
 }
@@ -223,8 +215,12 @@ done
 status=0
 wait_all "${pids[@]}" || status=$?
 if ((status != 0 && status != 3)); then
-	# The reduce staged what the job kept; not every output was written,
-	# so it is not committed.
+	# An output refused after the check above (one that appeared during the
+	# run), a full disk: the other tasks wrote theirs, which may name
+	# records of the outputs not written. The reduce staged what the job
+	# kept; not every output was written, so it is not committed.
+	echo "mapreduce-local.sh: an apply task failed (exit $status)" >&2
+	written_note "$work/apply.start" failed
 	staged_note "an apply task failed"
 	exit "$status"
 fi

@@ -11,7 +11,10 @@
 #
 # With -f the apply tasks replace outputs that exist (warcdedup apply
 # --force; never an input), and WARCDEDUP_CDXJ may name a file that exists;
-# without it, either is refused (exit 2).
+# without it, either is refused (exit 2). Every output is checked before any
+# job is submitted (scripts/job-outputs.sh): one refused (it exists, without
+# -f; it is a directory or an input; two inputs would write it) stops the
+# script with exit 2 before anything is computed or written.
 #
 # With -r the reduce runs as the partitioned rounds (warcdedup reduce
 # --round, docs/scale.md): a job array of TASKS tasks for each round, task
@@ -64,6 +67,8 @@ index=""
 out=$(realpath -m "${!#}")
 ins=("${@:1:$#-1}")
 script=mapreduce-slurm.sh
+# shellcheck source=scripts/job-outputs.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/job-outputs.sh"
 # shellcheck source=scripts/cdxj-target.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/cdxj-target.sh"
 trap '[[ -z $cdxjtmp ]] || rm -f -- "$cdxjtmp"' EXIT
@@ -112,7 +117,7 @@ stop() {
 		echo "$me once it had finished: every output is in $out" >&2
 		exit $((128 + $2))
 	fi
-	local i f left=() written=() staged=0
+	local i left=() staged=0
 	for i in $(seq 0 $((tasks - 1))); do
 		[[ -e $work/apply-$i.done ]] || left+=("$i")
 	done
@@ -133,17 +138,8 @@ stop() {
 		fi
 		exit $((128 + $2))
 	fi
-	if [[ -e $work/list ]]; then
-		for f in "${ins[@]}"; do
-			[[ $out/${f##*/} -nt $work/list ]] && written+=("${f##*/}")
-		done
-	fi
 	echo "$me; its jobs (${submitted[*]:-none submitted}) are cancelled; the apply tasks that had not finished: ${left[*]}" >&2
-	if ((${#written[@]} > 0)); then
-		echo "mapreduce-slurm.sh: written, whole, in $out: ${written[*]}; the other outputs are not written" >&2
-	else
-		echo "mapreduce-slurm.sh: no output is written" >&2
-	fi
+	written_note "$work/list"
 	if ((staged)); then
 		echo "mapreduce-slurm.sh: what the job kept is staged in $WARCDEDUP_INDEX, not committed: warcdedup index discard $WARCDEDUP_INDEX removes it (commit it only once every output is written)" >&2
 	fi
@@ -247,6 +243,10 @@ if ((${#missing[@]} > 0)); then
 	for l in "$work"/*.log; do
 		[[ -s $l ]] && { echo "== $l"; cat "$l"; } >&2
 	done
+	# An apply task that failed (an output that appeared during the run, a
+	# full disk) leaves the others' outputs, which may name records of
+	# those it did not write.
+	written_note "$work/list" failed
 	# The reduce (the resolve round's task that took the run's group) may
 	# have staged what the job kept; it is not committed, as not every
 	# output was written.

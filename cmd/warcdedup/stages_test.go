@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -178,10 +180,11 @@ func slurmCluster(t *testing.T) {
 // TestMapReduceSlurm: scripts/mapreduce-slurm.sh, the steps as Slurm job
 // arrays on a real cluster, writes the bytes one run writes; with the
 // partitioned rounds (-r), the records. Runs that share a WORKDIR (and an
-// index) take nothing of each other's: a failed map task, or an apply task
-// that refuses an existing output, fails the run (and the rounds' run says
-// the index's staged segment is not committed, and does not commit it), and
-// a run over one file writes that file only. Killed, the script says which
+// index) take nothing of each other's: an output that exists is refused
+// before any job is submitted; a failed map task, or a failed apply task,
+// fails the run (and the rounds' run names the outputs written, says the
+// index's staged segment is not committed, and does not commit it); and a
+// run over one file writes that file only. Killed, the script says which
 // outputs are written, and, once every apply task has finished, that the
 // index's staged segment can be committed. It needs a cluster that takes jobs
 // (scripts/slurm-single-node.sh starts one on this machine, as .ci/run
@@ -261,18 +264,59 @@ func TestMapReduceSlurm(t *testing.T) {
 		t.Errorf("outputs written after a failed map task: %v", n)
 	}
 
-	// The rounds again over day2, into the first job's outputs: the apply
-	// task refuses the output that exists, the run fails, and what the
-	// resolve round staged in the index is left there, uncommitted.
+	// The rounds again over day2, into the first job's outputs: the output
+	// that exists is refused before any job is submitted (exit 2), and the
+	// index is as it was.
 	day2 := mustRead(t, filepath.Join(mr, "day2.warc.gz"))
 	cmd = exec.Command("bash", "../../scripts/mapreduce-slurm.sh", "-r", "-t", "2", ins[1], mr+"/")
 	cmd.Env = append(os.Environ(), "WARCDEDUP="+bin, "TMPDIR="+t.TempDir(), "WORKDIR="+work, "WARCDEDUP_INDEX="+index)
 	o, err = cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(o), "did not finish: apply task") || !strings.Contains(string(o), "warcdedup index discard "+index) {
-		t.Errorf("an apply task refusing an output that exists: %v\n%s", err, o)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), "day2.warc.gz already exists") {
+		t.Errorf("an output that exists: %v, want exit 2\n%s", err, o)
 	}
 	if !bytes.Equal(day2, mustRead(t, filepath.Join(mr, "day2.warc.gz"))) {
 		t.Error("the rounds' run changed an output that existed")
+	}
+	if h := indexHolds(); h != committed {
+		t.Errorf("after a refused job the index holds %q, after the first %q", h, committed)
+	}
+
+	// An apply task that fails (task 0, by a wrapper: a full disk, an
+	// output that appeared during the run) fails the rounds' run: the
+	// script names the outputs the other task wrote, says to use none
+	// until the job has run again, and leaves what the resolve round
+	// staged in the index there, uncommitted.
+	failing := filepath.Join(t.TempDir(), "warcdedup")
+	if err := os.WriteFile(failing, []byte(`#!/usr/bin/env bash
+if [[ $1 == apply && $SLURM_ARRAY_TASK_ID == 0 ]]; then
+	echo "apply task 0 fails" >&2
+	exit 1
+fi
+exec "$REAL" "$@"
+`), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mrFail := filepath.Join(t.TempDir(), "out")
+	cmd = exec.Command("bash", append([]string{"../../scripts/mapreduce-slurm.sh", "-r", "-t", "2"}, append(ins, mrFail+"/")...)...)
+	cmd.Env = append(os.Environ(), "WARCDEDUP="+failing, "REAL="+bin, "TMPDIR="+t.TempDir(), "WORKDIR="+work, "WARCDEDUP_INDEX="+index)
+	o, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(o), "did not finish: apply task 0") || !strings.Contains(string(o), "warcdedup index discard "+index) {
+		t.Errorf("an apply task failing: %v\n%s", err, o)
+	}
+	told := regexp.MustCompile(`written, whole, in ` + regexp.QuoteMeta(mrFail) + `: ([^;]*); the other outputs are not written`).FindStringSubmatch(string(o))
+	switch written := names(t, mrFail); {
+	case len(written) == 0:
+		if !strings.Contains(string(o), "no output is written") {
+			t.Errorf("no output is written; the script says:\n%s", o)
+		}
+	case len(written) == len(ins):
+		// Task 0 had no file.
+		if !strings.Contains(string(o), "every output in "+mrFail+" is new since the job started, but an apply task failed") {
+			t.Errorf("every output is written; the script says:\n%s", o)
+		}
+	case told == nil || strings.Join(slices.Sorted(slices.Values(strings.Fields(told[1]))), " ") != strings.Join(written, " ") ||
+		!strings.Contains(string(o), "until the job has run again with -f"):
+		t.Errorf("the outputs written are %v; the script says:\n%s", written, o)
 	}
 	if h := indexHolds(); !strings.HasPrefix(h, "a cluster job staged ") {
 		t.Errorf("after a failed apply task the index holds %q, not a staged segment", h)
@@ -543,7 +587,8 @@ func TestMapReduceIndex(t *testing.T) {
 // scripts/mapreduce-local.sh fails, the script waits for the other tasks
 // before it exits non-zero: none runs on, writing outputs after the script
 // has ended. What the reduce staged in the index is left uncommitted, and
-// the script says so.
+// the script says so, and names the outputs the other tasks wrote, not to
+// be used until the job has run again.
 func TestMapReduceLocalApplyFails(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed: scripts/mapreduce-local.sh is not run")
@@ -611,6 +656,16 @@ exit $rc
 	}
 	if _, err := os.Stat(filepath.Join(dir, "index.cdxj")); err == nil {
 		t.Error("a failed run wrote its CDXJ index")
+	}
+	// The tasks that did not fail wrote their outputs (each task started
+	// has files), which may name records of the failed task's: the script
+	// names them, and says to use none before the job has run again.
+	o := string(mustRead(t, log.Name()))
+	said := regexp.MustCompile(`written, whole, in ` + regexp.QuoteMeta(out+"/") + `: ([^;]*); the other outputs are not written`).FindStringSubmatch(o)
+	written := names(t, out)
+	if said == nil || strings.Join(slices.Sorted(slices.Values(strings.Fields(said[1]))), " ") != strings.Join(written, " ") ||
+		!strings.Contains(o, "may name records kept in them") || !strings.Contains(o, "until the job has run again with -f") {
+		t.Errorf("the outputs written are %v; the script says:\n%s", written, o)
 	}
 }
 
@@ -891,6 +946,161 @@ func TestMapReduceCDXJRefused(t *testing.T) {
 		refused(t, "mapreduce-slurm.sh", bin, ins[1], input, "-f")
 		refused(t, "mapreduce-slurm.sh", bin, old, []byte("old lines\n"))
 	})
+}
+
+// TestMapReduceOutputsRefused: both scripts check every output before the
+// map step, as the one-machine run checks them all before it reads
+// anything: an output that exists (without -f), one that is a directory
+// (with -f too), one that is an input (with -f too, also through a link),
+// two inputs of one base name and an OUTDIR that is a file stop the job
+// with exit 2 before any map task runs or any job is submitted. OUTDIR is
+// left as it was, and WARCDEDUP_INDEX is not made. The Slurm script's
+// sbatch and scancel are stand-ins that only note being run: no cluster is
+// needed, and none is given work if the script does not refuse.
+func TestMapReduceOutputsRefused(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: the scripts are not run")
+	}
+	ins := stageFiles(t)
+	dir := t.TempDir()
+	bin, marks := filepath.Join(dir, "bin"), filepath.Join(dir, "marks")
+	for _, d := range []string{bin, marks} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The binary the scripts run notes each step it starts (but the index
+	// listing a script may read); sbatch and scancel note being run, and
+	// fail.
+	stubs := map[string]string{
+		"warcdedup": "#!/usr/bin/env bash\n[[ $1 == index ]] || touch \"$MARKS/$1-$$\"\nexec \"$REAL\" \"$@\"\n",
+		"sbatch":    "#!/bin/sh\ntouch \"$MARKS/sbatch-$$\"\nexit 1\n",
+		"scancel":   "#!/bin/sh\ntouch \"$MARKS/scancel-$$\"\nexit 1\n",
+	}
+	for n, body := range stubs {
+		if err := os.WriteFile(filepath.Join(bin, n), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// day2.warc.gz again, in another directory: its output is day2's.
+	twin := filepath.Join(t.TempDir(), filepath.Base(ins[1]))
+	copyFile(t, ins[1], twin)
+	put := func(t *testing.T, p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		force bool
+		// prep makes what OUTDIR (out, "" for a new one) holds, and
+		// returns OUTDIR and the inputs.
+		prep func(t *testing.T, out string) (string, []string)
+		want string
+	}{
+		{"exists", false, func(t *testing.T, out string) (string, []string) {
+			put(t, filepath.Join(out, "day2.warc.gz"), "an unrelated file\n")
+			return out, ins
+		}, "day2.warc.gz already exists; use -f to overwrite; nothing written"},
+		{"two exist", false, func(t *testing.T, out string) (string, []string) {
+			put(t, filepath.Join(out, "day1.warc.gz"), "an unrelated file\n")
+			put(t, filepath.Join(out, "day3.warc.gz"), "another\n")
+			return out, ins
+		}, "2 outputs already exist; use -f to overwrite them"},
+		{"directory", false, func(t *testing.T, out string) (string, []string) {
+			put(t, filepath.Join(out, "day3.warc.gz", "x"), "in a directory\n")
+			return out, ins
+		}, "day3.warc.gz is a directory; nothing written"},
+		{"directory with -f", true, func(t *testing.T, out string) (string, []string) {
+			put(t, filepath.Join(out, "sample.warc.gz", "x"), "in a directory\n")
+			return out, ins
+		}, "sample.warc.gz is a directory; nothing written"},
+		{"an input with -f", true, func(t *testing.T, out string) (string, []string) {
+			return filepath.Dir(ins[0]), ins
+		}, "is the input"},
+		{"a link to an input with -f", true, func(t *testing.T, out string) (string, []string) {
+			put(t, filepath.Join(out, "day2.warc.gz"), "an unrelated file\n")
+			if err := os.Symlink(ins[2], filepath.Join(out, "day1.warc.gz")); err != nil {
+				t.Fatal(err)
+			}
+			return out, ins
+		}, "day1.warc.gz is the input " + ins[2] + ": nothing written"},
+		{"one base name", false, func(t *testing.T, out string) (string, []string) {
+			return out, append(slices.Clone(ins), twin)
+		}, ins[1] + " and " + twin + " would both write"},
+		{"OUTDIR a file", false, func(t *testing.T, out string) (string, []string) {
+			put(t, out, "an unrelated file\n")
+			return out, ins
+		}, "is not a directory: nothing written"},
+	} {
+		for _, script := range []string{"mapreduce-local.sh", "mapreduce-slurm.sh"} {
+			t.Run(script+"/"+c.name, func(t *testing.T) {
+				out, in := c.prep(t, filepath.Join(t.TempDir(), "out"))
+				was := tree(t, out)
+				index := filepath.Join(t.TempDir(), "index")
+				args := []string{"../../scripts/" + script}
+				if c.force {
+					args = append(args, "-f")
+				}
+				cmd := exec.Command("bash", append(append(args, in...), out+"/")...)
+				cmd.Env = append(os.Environ(), mainEnv+"=1", "REAL="+os.Args[0], "MARKS="+marks,
+					"WARCDEDUP="+filepath.Join(bin, "warcdedup"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+					"WARCDEDUP_INDEX="+index, "TMPDIR="+t.TempDir(), "WORKDIR=")
+				o, err := cmd.CombinedOutput()
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), c.want) {
+					t.Errorf("%v, want exit 2 and %q\n%s", err, c.want, o)
+				}
+				if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+					var n []string
+					for _, e := range ran {
+						n = append(n, e.Name())
+						os.Remove(filepath.Join(marks, e.Name()))
+					}
+					t.Errorf("steps ran before the refusal: %v", n)
+				}
+				if now := tree(t, out); !maps.Equal(was, now) {
+					t.Errorf("OUTDIR held %v, now %v", slices.Sorted(maps.Keys(was)), slices.Sorted(maps.Keys(now)))
+				}
+				if _, err := os.Lstat(index); err == nil {
+					t.Error("a refused job made WARCDEDUP_INDEX")
+				}
+			})
+		}
+	}
+}
+
+// tree is what is at p: for a file, its bytes (under ""); for a directory,
+// each entry's, directories named with "/", links with their target.
+func tree(t *testing.T, p string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(p, q)
+		switch {
+		case d.IsDir():
+			m[rel+"/"] = ""
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(q)
+			m[rel] = "-> " + l
+			return err
+		default:
+			b, err := os.ReadFile(q)
+			m[rel] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestIndexSaysStaged: `warcdedup index DIR` on an index that holds a
