@@ -63,10 +63,11 @@ duplicate (a long article quoting a wire story whole) is never replaced: it is
 reported ("kind":"containment"), and annotated with --near=annotate.
 
 Inputs may be files or directories (walked in name order; *.open and *.invalid files,
-which Heritrix leaves while writing, are skipped). With several inputs or a directory,
-the last argument is an output directory and each output keeps its input's name.
-Output is compressed (one gzip member per record) when its name ends in .gz; standard
-output is compressed unless --compress=no.
+which Heritrix leaves while writing, are skipped; one named is read, with a warning).
+With several inputs or a directory, the last argument is an output directory and each
+output keeps its input's name. Output is compressed (one gzip member per record) when
+its name ends in .gz, or in .gz.open or .gz.invalid; standard output is compressed
+unless --compress=no.
 
 An output that is a regular file is written to a temporary file next to it, synced,
 and renamed when complete; a symbolic link stays and the file it points to is
@@ -295,6 +296,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 				repW.abort()
 			}
 		}()
+	}
+	for _, j := range jobs {
+		warnHeritrix(log, j.in)
 	}
 	if orderByDate(jobs) {
 		log.Info("inputs are taken in the order of their first record's WARC-Date, so that the earliest capture is kept")
@@ -552,7 +556,7 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 			perm = fi.Mode().Perm()
 		}
 	}
-	compress := strings.HasSuffix(j.out.name, ".gz") || j.out.kind == outStdout
+	compress := gzipName(j.out.name) || j.out.kind == outStdout
 	switch cfg.compress {
 	case "yes":
 		compress = true

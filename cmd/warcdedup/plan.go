@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -438,6 +439,46 @@ func isWARCName(name string) bool {
 		}
 	}
 	return false
+}
+
+// Heritrix adds a suffix to the name of a WARC file it is still writing, and
+// renames one it gave up on after a write error.
+const (
+	openSuffix    = ".open"
+	invalidSuffix = ".invalid"
+)
+
+// heritrixSuffix is the suffix Heritrix added to name, or "".
+func heritrixSuffix(name string) string {
+	for _, s := range []string{openSuffix, invalidSuffix} {
+		if strings.HasSuffix(name, s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// gzipName says whether an output of this name is gzipped (--compress=auto):
+// its name ends in .gz, before any suffix Heritrix added. An input
+// NAME.warc.gz.open keeps its name in an output directory, and is gzipped
+// as the name says: the suffix is no reason to write plain text under a
+// name that says gzip, which every later tool reads as one.
+func gzipName(name string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(name, heritrixSuffix(name)), ".gz")
+}
+
+// warnHeritrix warns that input is a file Heritrix is still writing or
+// gave up on (*.open, *.invalid), which a directory's walk skips: given by
+// name, it is read as it is now.
+func warnHeritrix(log *slog.Logger, input string) {
+	switch heritrixSuffix(input) {
+	case openSuffix:
+		log.Warn("input is a file Heritrix is still writing (*.open): what it writes later is not in the output, "+
+			"and a last record written in part is damage; run again on the finished file once Heritrix has renamed it", "file", input)
+	case invalidSuffix:
+		log.Warn("input is a file Heritrix gave up on after a write error (*.invalid): its last record may be damaged",
+			"file", input)
+	}
 }
 
 // prepare takes the lock of every regular-file output, creating the

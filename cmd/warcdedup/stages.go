@@ -301,6 +301,7 @@ func runMapCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (ex
 			continue
 		}
 		took++
+		warnHeritrix(log, path)
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "warcdedup map: input %s: %v\n", path, unwrapPath(err))
@@ -1082,7 +1083,7 @@ func applyFile(opts dedup.Options, in, out, compressFlag string, force bool, rec
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
 	}
-	compress := strings.HasSuffix(out, ".gz")
+	compress := gzipName(out)
 	switch compressFlag {
 	case "yes":
 		compress = true
