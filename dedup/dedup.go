@@ -53,8 +53,11 @@ type Options struct {
 	// output is a copy of the input.
 	Empty func(file string)
 	// Nonconforming, if set, is told about records that are readable but depart
-	// from the standard (see warcio.Validate); they are copied as they are.
-	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem)
+	// from the standard (see warcio.Validate), once each is decided: replaced
+	// says that the record is a duplicate written as a revisit record in its
+	// place; otherwise it is copied as it is. Map, which decides nothing,
+	// does not tell it.
+	Nonconforming func(file string, rec *warcio.Record, problems []warcio.Problem, replaced bool)
 	// DuplicateID, if set, is told about each record whose WARC-Record-ID an
 	// earlier record of the run had (WARC 1.1 Sec. 5.2 wants it globally
 	// unique): a revisit referring to either is ambiguous. The record is
@@ -102,6 +105,11 @@ type Stats struct {
 	SkippedSmall    int // ... payload under MinSize
 	SkippedTruncSeg int // ... truncated or segmented records
 	Nonconforming   int // records with problems found by warcio.Validate
+
+	// NonconformingReplaced are the Nonconforming records replaced by
+	// revisit records; the others are copied as they are.
+	NonconformingReplaced int
+
 	DigestConflicts int // same recorded payload digest or SHA-1, different payload bytes: kept both
 	EmptyFiles      int // inputs without a single record
 	NearRevisits    int // near duplicates replaced by revisit records
@@ -449,7 +457,7 @@ func (d *Deduper) take(name string, it *item, w *warcio.Writer, decide bool, rec
 			return nil
 		}
 		f := d.factOf(it)
-		d.warnings(name, it, f, 0)
+		d.warnings(name, it, f, nil)
 		return d.emit(f)
 	case stageApply:
 		return d.applyOne(name, it, w)
@@ -615,17 +623,18 @@ func (d *Deduper) decide(name string, it *item, w *warcio.Writer) error {
 	if err != nil {
 		return err
 	}
-	d.warnings(name, it, f, dec.repeat)
+	d.warnings(name, it, f, &dec)
 	return d.write(w, name, it, &dec)
 }
 
 // warnings tells the Options' callbacks about a record that departs from the
-// standard, repeats an earlier record's ID or is damaged.
-func (d *Deduper) warnings(name string, it *item, f *Fact, repeat uint32) {
-	if f.nonconforming && d.opts.Nonconforming != nil {
-		d.opts.Nonconforming(name, it.rec, f.problems)
+// standard, repeats an earlier record's ID or is damaged; dec is its
+// Decision, nil where none is made (Map).
+func (d *Deduper) warnings(name string, it *item, f *Fact, dec *Decision) {
+	if f.nonconforming && dec != nil && d.opts.Nonconforming != nil {
+		d.opts.Nonconforming(name, it.rec, f.problems, dec.act != actPass)
 	}
-	if repeat > 0 && d.opts.DuplicateID != nil {
+	if dec != nil && dec.repeat > 0 && d.opts.DuplicateID != nil {
 		d.opts.DuplicateID(name, it.rec)
 	}
 	if f.cls == clsDamaged && d.opts.Warn != nil {

@@ -157,6 +157,16 @@ func (dec *Decision) Repeat() uint32 { return dec.repeat }
 // the indexes and counts; outOff is where the record will start in the
 // output, for the index of kept records (0 if that is not known).
 func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
+	dec, err := d.judgeRecord(name, f, outOff)
+	if err == nil && f.nonconforming && dec.act != actPass {
+		d.Stats.NonconformingReplaced++
+	}
+	return dec, err
+}
+
+// judgeRecord is judge, but for the count of nonconforming records
+// replaced.
+func (d *Deduper) judgeRecord(name string, f *Fact, outOff int64) (Decision, error) {
 	dec := Decision{Offset: f.Offset}
 	d.Stats.add(&d.Stats.In, f.kind)
 	d.Stats.BytesIn += f.size

@@ -9,7 +9,7 @@ import (
 
 // Problem is one way a record departs from the WARC standard without being
 // unreadable: a missing mandatory field, a date in the wrong form, a field that may
-// not repeat and does. Records with problems are still copied as they are.
+// not repeat and does. A record with problems is still read as any other.
 type Problem struct {
 	Field string
 	What  string

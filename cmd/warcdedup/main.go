@@ -251,7 +251,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		log.Warn("input holds no WARC or ARC records; its output is a copy of it", "file", file)
 	}
 	nonconf := 0
-	cfg.opts.Nonconforming = func(file string, rec *warcio.Record, ps []warcio.Problem) {
+	cfg.opts.Nonconforming = func(file string, rec *warcio.Record, ps []warcio.Problem, replaced bool) {
 		nonconf++
 		if nonconf > maxProblemLines {
 			return
@@ -260,7 +260,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		for i, p := range ps {
 			strs[i] = p.String()
 		}
-		log.Warn("record does not conform to the WARC standard; copied as it is",
+		what := "copied as it is"
+		if replaced {
+			what = "a duplicate, replaced by a revisit record"
+		}
+		log.Warn("record does not conform to the WARC standard; "+what,
 			"file", file, "offset", rec.Offset, "record", rec.ID(), "problems", strings.Join(strs, "; "))
 		if nonconf == maxProblemLines {
 			log.Warn("further nonconforming records are counted, not listed")
@@ -701,8 +705,11 @@ func summary(w io.Writer, d *dedup.Deduper, el time.Duration, quiet, dryRun bool
 	if s.Containments > 0 {
 		fmt.Fprintf(w, "pages holding a kept page's text or held in one (kept whole, see --report): %d\n", s.Containments)
 	}
-	if s.Nonconforming > 0 {
-		fmt.Fprintf(w, "records not conforming to the standard (copied as they are): %d\n", s.Nonconforming)
+	if n := s.Nonconforming - s.NonconformingReplaced; n > 0 {
+		fmt.Fprintf(w, "records not conforming to the standard (copied as they are): %d\n", n)
+	}
+	if s.NonconformingReplaced > 0 {
+		fmt.Fprintf(w, "records not conforming to the standard, duplicates replaced by revisit records: %d\n", s.NonconformingReplaced)
 	}
 	if s.DuplicateIDs > 0 {
 		fmt.Fprintf(w, "records repeating an earlier record's WARC-Record-ID: %d\n", s.DuplicateIDs)
