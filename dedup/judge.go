@@ -28,7 +28,7 @@ const (
 	clsUnparsed           // an HTTP response whose head does not parse
 	clsNoPayload          // not an HTTP response, or a truncated one
 	clsNotOK              // status other than 200
-	clsTruncSeg           // WARC-Truncated, segmented, or a body shorter than its Content-Length (shortBody)
+	clsTruncSeg           // WARC-Truncated, segmented, or a body cut off in transfer (shortBody)
 	clsSmall              // payload under Options.MinSize
 	clsNoFields           // no record ID, target URI or date
 	clsUnrewritable       // a header that could not be written back as it is (rewritable)
@@ -424,18 +424,43 @@ func (d *Deduper) write(w *warcio.Writer, name string, it *item, dec *Decision) 
 	return nil
 }
 
-// shortBody says whether an HTTP response's body is shorter than its
-// Content-Length: a capture cut off in transfer that the crawler did not mark
-// with WARC-Truncated (a connection dropped or a size limit hit before the
-// body was complete). Such a capture is no kept copy: a complete capture of
-// the page would become a revisit of it, and the archive would hold the page
-// only cut. Nor is it replaced: what it holds is kept as it was captured.
-// A chunked body has no Content-Length to go by (RFC 9112, section 6.3).
+// shortBody says whether an HTTP response's body was cut off in transfer
+// and the crawler did not mark it with WARC-Truncated (a connection dropped
+// or a size limit hit before the body was complete): a body shorter than its
+// Content-Length, or a chunked body that ends before its last chunk. Such a
+// capture is no kept copy: a complete capture of the page would become a
+// revisit of it, and the archive would hold the page only cut. Nor is it
+// replaced: what it holds is kept as it was captured.
+//
+// A chunked body goes by its chunks alone (RFC 9112, section 6.3): its
+// Content-Length, if any, does not count. A body in another transfer coding
+// ends where the connection closed: it has no length to go by.
+// Transfer-Encoding: identity (of RFC 2616) is no coding: the Content-Length
+// holds.
 func shortBody(pay *warcio.Payload) bool {
+	if pay.ChunkedCut {
+		return true
+	}
 	cl := pay.HTTP.Get("Content-Length")
-	if cl == "" || pay.HTTP.Get("Transfer-Encoding") != "" {
+	if cl == "" || !identityOnly(pay.HTTP) {
 		return false
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
 	return err == nil && pay.Length < n
+}
+
+// identityOnly says the response's Transfer-Encoding fields, if it has any,
+// name no transfer coding but identity.
+func identityOnly(h *warcio.HTTPResponse) bool {
+	for _, f := range h.Fields {
+		if !strings.EqualFold(f.Name, "Transfer-Encoding") {
+			continue
+		}
+		for c := range strings.SplitSeq(f.Value, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return false
+			}
+		}
+	}
+	return true
 }

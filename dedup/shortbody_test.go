@@ -2,21 +2,40 @@ package dedup
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/warcdedup/warcdedup/warcio"
 )
 
-// TestShortBody: a capture whose body is shorter than its HTTP
-// Content-Length was cut off in transfer. It is never the kept copy of a
-// complete capture, nor replaced by one; with the right Content-Length the
-// same two captures are near duplicates (the test's control).
+// chunks writes s in chunked transfer coding, in chunks of 700 bytes,
+// followed by end (the last chunk and the trailer section, or less).
+func chunks(s, end string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		n := min(len(s), 700)
+		fmt.Fprintf(&b, "%x\r\n%s\r\n", n, s[:n])
+		s = s[n:]
+	}
+	return b.String() + end
+}
+
+// TestShortBody: a capture cut off in transfer, its body shorter than its
+// HTTP Content-Length or its chunks ending before the last one, is never the
+// kept copy of a complete capture, nor replaced by one: both are kept whole.
+// A complete chunked body, with or without trailer fields, is judged as any
+// other, and so is a Content-Length body under Transfer-Encoding: identity
+// that has all its bytes. The map, judge and apply steps class every record
+// as one machine does, and write the same output.
 func TestShortBody(t *testing.T) {
 	full := story(11, 60, 0)
 	cut := full[:len(full)*9/10]
 	later := story(11, 60, 1)
 	clOf := func(s string) string { return strconv.Itoa(len(s)) }
+	whole := chunks(full, "0\r\n\r\n")
+	cutChunks := whole[:len(whole)-300]
 	type capture struct{ body, contentLength, transfer string }
 	for _, tc := range []struct {
 		name          string
@@ -29,7 +48,23 @@ func TestShortBody(t *testing.T) {
 		{"both complete", capture{full, clOf(full), ""}, capture{later, clOf(later), ""}, 1, 0},
 		{"no Content-Length", capture{full, "", ""}, capture{later, "", ""}, 1, 0},
 		{"a body longer than its Content-Length", capture{full, clOf(cut), ""}, capture{later, clOf(later), ""}, 1, 0},
-		{"chunked: the length is the chunks'", capture{full, clOf(cut), "chunked"}, capture{later, "", "chunked"}, 1, 0},
+		{"chunked, stored decoded: the length is the chunks'", capture{full, clOf(cut), "chunked"}, capture{later, "", "chunked"}, 1, 0},
+		{"chunked, cut before the last chunk, then complete", capture{cutChunks, "", "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 0, 1},
+		{"chunked, complete, then cut", capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, capture{cutChunks, "", "chunked"}, 0, 1},
+		{"chunked, cut between chunks", capture{chunks(full[:len(full)-40], ""), "", "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 0, 1},
+		{"chunked, cut in a size line", capture{whole[:strings.Index(whole, "\r\n2bc\r\n")+3], "", "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 0, 1},
+		{"chunked, a Content-Length does not count", capture{cutChunks, clOf(cutChunks), "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 0, 1},
+		{"gzip, chunked: cut", capture{cutChunks, "", "gzip, chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "gzip, chunked"}, 0, 1},
+		{"chunked, both complete", capture{whole, "", "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 1, 0},
+		{"chunked, no blank line after the last chunk", capture{chunks(full, "0\r\n"), "", "chunked"}, capture{chunks(later, "0\r\n"), "", "Chunked"}, 1, 0},
+		{"chunked, with trailer fields", capture{chunks(full, "0;x=1\r\nExpires: never\r\nX-Sum: 1\r\n\r\n"), "", "chunked"}, capture{chunks(later, "0\r\nExpires: never\r\n\r\n"), "", "chunked"}, 1, 0},
+		{"chunked, LF alone", capture{strings.ReplaceAll(whole, "\r\n", "\n"), "", "chunked"}, capture{chunks(later, "0\r\n\r\n"), "", "chunked"}, 1, 0},
+		{"identity, cut, then complete", capture{cut, clOf(full), "identity"}, capture{later, clOf(later), "identity"}, 0, 1},
+		{"identity, complete, then cut", capture{later, clOf(later), "Identity"}, capture{cut, clOf(full), "identity"}, 0, 1},
+		{"identity, both complete", capture{full, clOf(full), "identity"}, capture{later, clOf(later), "identity"}, 1, 0},
+		// Not a page this reads (transfer codings other than chunked are
+		// not decoded), and no length to go by: neither cut nor replaced.
+		{"another transfer coding", capture{cut, clOf(full), "gzip"}, capture{later, clOf(later), "gzip"}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var in bytes.Buffer
@@ -53,16 +88,23 @@ func TestShortBody(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			d := New(DefaultOptions())
-			var out bytes.Buffer
-			if err := d.Run(bytes.NewReader(in.Bytes()), "in", &out, false); err != nil {
-				t.Fatal(err)
+			opts := DefaultOptions()
+			names, files := []string{"in.warc"}, [][]byte{in.Bytes()}
+			outs, st, _ := oneMachine(t, opts, names, files, false)
+			out := outs[0]
+			if r := st.Out["revisit"]; r != tc.revisits || st.SkippedTruncSeg != tc.truncated {
+				t.Errorf("revisits %d, truncated %d; want %d, %d", r, st.SkippedTruncSeg, tc.revisits, tc.truncated)
 			}
-			if r := d.Stats.Out["revisit"]; r != tc.revisits || d.Stats.SkippedTruncSeg != tc.truncated {
-				t.Errorf("revisits %d, truncated %d; want %d, %d", r, d.Stats.SkippedTruncSeg, tc.revisits, tc.truncated)
-			}
-			if tc.revisits == 0 && !bytes.Equal(out.Bytes(), in.Bytes()) {
+			if tc.revisits == 0 && !bytes.Equal(out, in.Bytes()) {
 				t.Error("output differs from input with no revisit")
+			}
+			souts, sst, _ := throughStages(t, opts, names, files, false)
+			if !bytes.Equal(souts[0], out) {
+				t.Error("the map, judge and apply steps wrote another output than one machine")
+			}
+			if sst.SkippedTruncSeg != st.SkippedTruncSeg || sst.Out["revisit"] != st.Out["revisit"] {
+				t.Errorf("the steps counted %d truncated, %d revisits; one machine %d, %d",
+					sst.SkippedTruncSeg, sst.Out["revisit"], st.SkippedTruncSeg, st.Out["revisit"])
 			}
 		})
 	}

@@ -108,6 +108,13 @@ type Payload struct {
 	Length int64  // payload bytes as stored
 	Body   []byte // the first bytes of the stored payload, up to the keep limit
 	Cut    bool   // Body holds less than the whole payload
+	// ChunkedCut says the payload is in chunked transfer coding and ends
+	// before its last chunk (the one of size zero), its framing sound up
+	// to there: the body was cut off in transfer. Trailer fields after the
+	// last chunk, or none at all, do not matter. A chunked payload whose
+	// framing does not parse is not said to be cut: some crawlers store
+	// the body decoded and keep the field (see Decode).
+	ChunkedCut bool
 
 	pooled bool // Body is from bodyPools (Release)
 }
@@ -203,6 +210,14 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	first := buf[len(resp.Head):]
 	h.Write(first)
 	h2.Write(first)
+	// The chunks are followed as the payload streams past, for ChunkedCut:
+	// the size lines are read and the data stepped over, so no second pass
+	// over a large body is needed.
+	var chunks chunkScan
+	scan := resp.chunked()
+	if scan {
+		chunks.feed(first)
+	}
 	p.Length = int64(len(first))
 	// Size the body from what is left of the block when the reader knows it: a
 	// fixed guess cost 0.2 s of clearing memory per 75 MB of pages (profile).
@@ -229,6 +244,9 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 		if n > 0 {
 			h.Write(dst[:n])
 			h2.Write(dst[:n])
+			if scan {
+				chunks.feed(dst[:n])
+			}
 			p.Length += int64(n)
 			if into {
 				body = body[:len(body)+n]
@@ -245,7 +263,151 @@ func ReadPayload(r io.Reader, keepFor func(*HTTPResponse) int) (*Payload, error)
 	h2.Sum(p.SHA256[:0])
 	p.Body = body
 	p.Cut = int64(len(body)) < p.Length
+	p.ChunkedCut = scan && p.Length > 0 && chunks.cut()
 	return p, nil
+}
+
+// chunked says the response's body is in chunked transfer coding: a
+// Transfer-Encoding field names it.
+func (h *HTTPResponse) chunked() bool {
+	for _, f := range h.Fields {
+		if strings.EqualFold(f.Name, "Transfer-Encoding") && strings.Contains(strings.ToLower(f.Value), "chunked") {
+			return true
+		}
+	}
+	return false
+}
+
+// chunkScan follows the framing of a chunked body fed to it in pieces (RFC
+// 9112, section 7.1), to tell whether the body reached its last chunk. It
+// accepts what dechunk does (LF alone for CR LF, white space around the size,
+// extensions after a semicolon) and holds no bytes: it reads the size lines
+// and counts its way over the data.
+type chunkScan struct {
+	state uint8
+	size  uint64 // the size being read, or the data left of the chunk
+}
+
+// The states of a chunkScan.
+const (
+	chunkLead uint8 = iota // before a size line's digits
+	chunkHex               // in the size's hex digits
+	chunkTail              // after the digits: white space, then an extension or the end of the line
+	chunkExt               // in a chunk extension, up to the end of the line
+	chunkData              // in a chunk's data
+	chunkCR                // after a chunk's data, where CR LF should be
+	chunkLF                // after the CR that followed a chunk's data
+	chunkLast              // the size line of the last chunk was read: the body is whole
+	chunkBad               // the framing does not parse
+)
+
+// maxChunkSize bounds a chunk's size, far beyond any body's, so that the
+// size cannot overflow.
+const maxChunkSize = 1 << 60
+
+// feed follows the framing over the next bytes of the body.
+func (c *chunkScan) feed(b []byte) {
+	for len(b) > 0 {
+		switch c.state {
+		case chunkLast, chunkBad:
+			return
+		case chunkData:
+			n := uint64(len(b))
+			if n > c.size {
+				n = c.size
+			}
+			c.size -= n
+			b = b[n:]
+			if c.size == 0 {
+				c.state = chunkCR
+			}
+			continue
+		case chunkExt:
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				return
+			}
+			b = b[i:]
+			c.endLine()
+			b = b[1:]
+			continue
+		}
+		ch := b[0]
+		b = b[1:]
+		switch c.state {
+		case chunkCR:
+			switch ch {
+			case '\r':
+				c.state = chunkLF
+			case '\n':
+				c.state = chunkLead
+			default:
+				c.state = chunkLead
+				c.sizeByte(ch)
+			}
+		case chunkLF:
+			c.state = chunkLead
+			if ch != '\n' {
+				c.sizeByte(ch)
+			}
+		default:
+			c.sizeByte(ch)
+		}
+	}
+}
+
+// sizeByte reads one byte of a size line.
+func (c *chunkScan) sizeByte(ch byte) {
+	d, hex := unhex(ch)
+	switch {
+	case hex && (c.state == chunkLead || c.state == chunkHex):
+		if c.state == chunkLead {
+			c.state, c.size = chunkHex, 0
+		}
+		if c.size > maxChunkSize>>4 {
+			c.state = chunkBad
+			return
+		}
+		c.size = c.size<<4 | uint64(d)
+	case ch == ' ' || ch == '\t' || ch == '\r':
+		if c.state == chunkHex {
+			c.state = chunkTail
+		}
+	case ch == ';' && c.state != chunkLead:
+		c.state = chunkExt
+	case ch == '\n' && c.state != chunkLead:
+		c.endLine()
+	default:
+		// A line without a size, or other bytes after it.
+		c.state = chunkBad
+	}
+}
+
+// endLine ends a size line: the chunk's data follows, or the body is whole.
+func (c *chunkScan) endLine() {
+	if c.size == 0 {
+		c.state = chunkLast
+		return
+	}
+	c.state = chunkData
+}
+
+// cut says the body fed so far ends before its last chunk, with its framing
+// sound up to there.
+func (c *chunkScan) cut() bool {
+	return c.state != chunkLast && c.state != chunkBad
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // readBufs are ReadPayload's buffers, for the head and for the body's reads,
@@ -265,7 +427,7 @@ var readBufPool = sync.Pool{New: func() any { return new(readBufs) }}
 func (p *Payload) Decode(max int) ([]byte, error) {
 	body := p.Body
 	var cerr error
-	if strings.Contains(strings.ToLower(p.HTTP.Get("Transfer-Encoding")), "chunked") {
+	if p.HTTP.chunked() {
 		if d, err := dechunk(body, !p.Cut); err == nil {
 			body = d
 		} else {

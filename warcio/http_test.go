@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -144,6 +147,71 @@ func TestPayloadSHA256(t *testing.T) {
 				if sha256.Sum256(dec) == p.SHA256 {
 					t.Errorf("%s: SHA256 is of the decoded entity, not of the stored bytes", tc.name)
 				}
+			}
+		}
+	}
+}
+
+// TestChunkedCut: ReadPayload tells a chunked body that ends before its last
+// chunk, as a capture cut off in transfer does, from a whole one (with or
+// without trailer fields or the blank line that ends them), whatever the
+// pieces the body is read in. A body whose framing does not parse (stored
+// decoded under the field) is not said to be cut, nor is a body in no
+// chunked coding.
+func TestChunkedCut(t *testing.T) {
+	big := func(end string) string {
+		var b strings.Builder
+		for i := range 3 {
+			fmt.Fprintf(&b, "%x\r\n%s\r\n", 20000, strings.Repeat(string(rune('a'+i)), 20000))
+		}
+		return b.String() + end
+	}
+	chunked := "Transfer-Encoding: chunked\r\n"
+	for _, tc := range []struct {
+		name, fields, body string
+		cut                bool
+	}{
+		{"whole", chunked, "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", false},
+		{"no blank line after the last chunk", chunked, "5\r\nhello\r\n0\r\n", false},
+		{"trailer fields", chunked, "5\r\nhello\r\n0\r\nExpires: never\r\nX-Sum: 1\r\n\r\n", false},
+		{"trailer fields cut", chunked, "5\r\nhello\r\n0\r\nExpires: ne", false},
+		{"extensions", chunked, "5;a=b\r\nhello\r\n0 ; c\r\n\r\n", false},
+		{"LF alone", chunked, "5\nhello\n0\n\n", false},
+		{"white space and upper case", chunked, " A \r\n0123456789\r\n00\r\n\r\n", false},
+		{"field in other case and list", "transfer-encoding: gzip, Chunked\r\n", "5\r\nhello\r\n0\r\n\r\n", false},
+		{"large, whole", chunked, big("0\r\n\r\n"), false},
+		{"cut inside a chunk", chunked, "a\r\nhello", true},
+		{"cut after a chunk's data", chunked, "5\r\nhello", true},
+		{"cut after the CR", chunked, "5\r\nhello\r", true},
+		{"cut after a chunk", chunked, "5\r\nhello\r\n", true},
+		{"cut in a size line", chunked, "5\r\nhello\r\n1", true},
+		{"cut in an extension", chunked, "5\r\nhello\r\n6;x=", true},
+		// "0" may be the start of "0a": the line's end tells.
+		{"cut after a size of 0 with no line end", chunked, "5\r\nhello\r\n0", true},
+		{"cut in the chunk size line", chunked, "5\r", true},
+		{"large, cut", chunked, big("")[:50000], true},
+		{"large, cut after its chunks", chunked, big(""), true},
+		{"gzip, chunked, cut", "Transfer-Encoding: gzip, chunked\r\n", "5\r\nhello\r\n", true},
+		{"stored decoded", chunked, "<html><p>hello</p></html>", false},
+		{"a blank line between chunks", chunked, "5\r\nhello\r\n\r\n5\r\nhello\r\n", false},
+		{"garbage after a chunk", chunked, "5\r\nhello\r\nzz\r\n", false},
+		{"size too large", chunked, "fffffffffffffffffff\r\nhello", false},
+		{"empty", chunked, "", false},
+		{"not chunked", "Content-Length: 10\r\n", "5\r\nhello", false},
+		{"identity", "Transfer-Encoding: identity\r\n", "5\r\nhello", false},
+	} {
+		block := "HTTP/1.1 200 OK\r\n" + tc.fields + "\r\n" + tc.body
+		for src, r := range map[string]io.Reader{
+			"whole":       strings.NewReader(block),
+			"byte a read": iotest.OneByteReader(strings.NewReader(block)),
+			"half a read": iotest.HalfReader(strings.NewReader(block)),
+		} {
+			p, err := ReadPayload(r, func(*HTTPResponse) int { return 16 })
+			if err != nil {
+				t.Fatalf("%s, %s: %v", tc.name, src, err)
+			}
+			if p.ChunkedCut != tc.cut {
+				t.Errorf("%s, read %s: ChunkedCut %v, want %v", tc.name, src, p.ChunkedCut, tc.cut)
 			}
 		}
 	}
