@@ -386,7 +386,12 @@ func (d *Deduper) Run(in io.Reader, name string, out io.Writer, compress bool) (
 		err = readErr
 	}
 	if err == nil {
-		if err = bw.Flush(); err != nil {
+		// A revisit written as its record ended, short of its CR LF CR LF
+		// (see warcio.Writer.ReplaceRecord), gets the rest.
+		if err = w.Close(); err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
 			err = d.writeError(cw, name, nil, err)
 		}
 	}

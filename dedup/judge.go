@@ -408,11 +408,11 @@ func (d *Deduper) write(w *warcio.Writer, name string, it *item, dec *Decision) 
 	switch dec.act {
 	case actExact:
 		h := revisit(rec, base, dec.digest, dec.kept.id, refersURI(dec.kept, rec), dec.kept.date)
-		return w.WriteRecord(h, it.pay.HTTP.CRLFHead())
+		return w.ReplaceRecord(it.raw, h, it.pay.HTTP.CRLFHead())
 	case actNear:
 		h := nearRevisit(rec, base, dec.digest, dec.m)
 		keepOwnEntity(h, it.pay.HTTP, dec.m.kept.entity)
-		return w.WriteRecord(h, nearHead(it.pay.HTTP, dec.m.kept.entity))
+		return w.ReplaceRecord(it.raw, h, nearHead(it.pay.HTTP, dec.m.kept.entity))
 	}
 	if err := w.CopyRaw(it.raw); err != nil {
 		return err

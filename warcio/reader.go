@@ -67,6 +67,8 @@ type Record struct {
 	// they are, as the damaged bytes are.
 	AfterDamage bool
 	complete    bool
+	lead        int64 // Raw.Lead
+	cut         int   // Raw.TrailerCut
 	// Raw holds the record's exact input bytes once the record is complete
 	// (after [Reader.Finish] or the next Next), when the Reader keeps them.
 	Raw *Raw
@@ -100,6 +102,35 @@ type Raw struct {
 	// Size is the number of bytes the record takes in the file: len(File) when File
 	// is set, else the length of Plain.
 	Size int64
+	// Lead is how many of the record's decompressed bytes come before its
+	// first byte: newlines (CR or LF) that its gzip member starts with, or
+	// a plain file (all the bytes of a member of newlines alone). They end
+	// the record before, whose writer put its closing CR LF CR LF, or part
+	// of it, at the start of this record's member: a record written in this
+	// one's place writes them first (see Writer.ReplaceRecord).
+	Lead int64
+	// TrailerCut is how many bytes of the CR LF CR LF after a WARC record's
+	// block its gzip member ended without (1 to 4), when the bytes after
+	// the block are the start of it: its writer put the rest, if anywhere,
+	// at the start of the next member, the next record's Lead. 0 otherwise.
+	TrailerCut int
+}
+
+// leadReader returns a reader of the record's decompressed bytes, from the
+// first, for its Lead.
+func (r *Raw) leadReader() (io.Reader, error) {
+	switch {
+	case r.Plain != nil:
+		return r.Plain.NewReader(), nil
+	case r.File != nil && r.FileIsMember:
+		zr, err := gzip.NewReader(r.File.NewReader())
+		if err != nil {
+			return nil, err
+		}
+		zr.Multistream(false)
+		return zr, nil
+	}
+	return nil, ErrNoRaw
 }
 
 // Release frees the spools: memory for reuse, temporary files removed. The Raw
@@ -481,6 +512,14 @@ func (r *Reader) next() (*Record, error) {
 	if !r.gzipped {
 		rec.Offset = r.plainPos
 	}
+	// The newlines before the record are the first bytes of its raw bytes:
+	// those kept in r.plain, or those its member starts with (see lazyPlain).
+	switch {
+	case r.plain != nil:
+		rec.lead = r.plain.Len()
+	case r.lazyPlain():
+		rec.lead = r.plainPos - r.memberPlain
+	}
 	r.rec = rec
 	r.recAloneGzip = r.gzipped && r.memberRecs == 0
 	if r.recAloneGzip {
@@ -761,12 +800,14 @@ func (r *Reader) Finish() (*Raw, error) {
 	// with this record, so that copying it reproduces the input exactly.
 	var trailer [4]byte
 	nt := 0
+	memberEnd := false
 	for {
 		b, err := r.src.Peek(1)
 		if err == io.EOF {
 			if r.gzipped {
 				r.memberDone = true
 				r.endMember(rec)
+				memberEnd = true
 			}
 			break
 		}
@@ -796,6 +837,9 @@ func (r *Reader) Finish() (*Raw, error) {
 		return nil, f
 	}
 	rec.TrailerOK = nt >= 4 && string(trailer[:]) == "\r\n\r\n"
+	if memberEnd && rec.Kind == KindWARC && nt < 4 && string(trailer[:nt]) == "\r\n\r\n"[:nt] {
+		rec.cut = 4 - nt
+	}
 	rec.complete = true
 	r.memberGave = r.gzipped && !r.memberDone
 	rec.Size = r.plainPos - rec.PlainOffset
@@ -835,7 +879,7 @@ func (r *Reader) setRaw(rec *Record) {
 		r.fileSpool = nil
 		return
 	}
-	raw := &Raw{Plain: r.plain, FileIsMember: r.fileIsMember, File: r.takeFile()}
+	raw := &Raw{Plain: r.plain, FileIsMember: r.fileIsMember, File: r.takeFile(), Lead: rec.lead, TrailerCut: rec.cut}
 	r.fileIsMember = false
 	switch {
 	case raw.File != nil:
@@ -1140,6 +1184,7 @@ func (r *Reader) padding() *Record {
 	if r.plain != nil {
 		rec.Offset -= r.plain.Len()
 		rec.PlainOffset -= r.plain.Len()
+		rec.lead = r.plain.Len()
 	}
 	if r.gzipped {
 		// The newlines of the member were not copied as they streamed (see
@@ -1147,6 +1192,7 @@ func (r *Reader) padding() *Record {
 		// decompresses it (Raw.FileIsMember). An empty Plain here would
 		// lose a record's trailer kept in a member of its own.
 		rec.Offset, rec.PlainOffset = r.memberStart, r.memberPlain
+		rec.lead = r.plainPos - r.memberPlain
 		r.recAloneGzip = true
 		r.endMember(rec)
 		rec.Size = r.fileOffset() - rec.Offset

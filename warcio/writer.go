@@ -21,7 +21,14 @@ type Writer struct {
 	zw  *gzip.Writer
 	n   int64
 	buf []byte
+	// owed is how many bytes of CR LF CR LF the last record written lacks
+	// at its end, as its input did (Raw.TrailerCut); ours says the Writer
+	// made that record (ReplaceRecord), rather than copied it.
+	owed int
+	ours bool
 }
+
+const crlfcrlf = "\r\n\r\n"
 
 // NewWriter returns a Writer to w; compress selects gzip (one member per record).
 func NewWriter(w io.Writer, compress bool) *Writer {
@@ -42,6 +49,10 @@ func (w *Writer) CopyRaw(raw *Raw) error {
 	if raw == nil || (raw.Plain == nil && raw.File == nil) {
 		return fmt.Errorf("warcio: output offset %d: %w", w.n, ErrNoRaw)
 	}
+	// The record's bytes follow the last record's as in the input: what
+	// that one lacks at its end, this one's Lead holds, or the input
+	// lacked too.
+	w.owed, w.ours = raw.TrailerCut, false
 	switch {
 	case w.gz && raw.File != nil:
 		return w.copySpool(raw.File)
@@ -103,22 +114,97 @@ func (w *Writer) member(fill func(io.Writer) error) error {
 // WARC-Record-ID, WARC-Date and WARC-Type already. A header that would not read
 // back as it is gives an error wrapping ErrVersion or ErrField, and nothing is
 // written: a line break in a value would end the header early, and the Reader
-// trims the white space around a value.
+// trims the white space around a value. When the record before lacks the end
+// of its CR LF CR LF (Raw.TrailerCut: its input put it in the next record's
+// gzip member), the new record's member starts with it.
 func (w *Writer) WriteRecord(h *Header, block []byte) error {
 	if err := checkHeader(h); err != nil {
 		return err
 	}
+	return w.writeRecord(w.settle(0), nil, 0, h, block, crlfcrlf)
+}
+
+// ReplaceRecord writes a new record, as WriteRecord does, in place of the
+// record whose input bytes are raw, so that the output keeps the input's
+// framing. The newlines that came before that record's first byte
+// (Raw.Lead: the end of the record before it, which a writer put in this
+// record's gzip member) are written first, in the same member: without them
+// the record before would run into this one. And where the record's member
+// ended before its own CR LF CR LF did (Raw.TrailerCut), the new record
+// ends as it did: the next record's Lead holds the rest, as in the input, a
+// new record written next starts with it, and after the last record Close
+// writes it. raw nil is a record that has neither.
+func (w *Writer) ReplaceRecord(raw *Raw, h *Header, block []byte) error {
+	if err := checkHeader(h); err != nil {
+		return err
+	}
+	if raw == nil {
+		return w.writeRecord(w.settle(0), nil, 0, h, block, crlfcrlf)
+	}
+	var lead io.Reader
+	if raw.Lead > 0 {
+		var err error
+		if lead, err = raw.leadReader(); err != nil {
+			return fmt.Errorf("warcio: output offset %d: the newlines before the record: %w", w.n, err)
+		}
+	}
+	cut := min(max(raw.TrailerCut, 0), len(crlfcrlf))
+	err := w.writeRecord(w.settle(raw.Lead), lead, raw.Lead, h, block, crlfcrlf[:len(crlfcrlf)-cut])
+	w.owed, w.ours = cut, cut > 0
+	return err
+}
+
+// settle returns the end of the last record's CR LF CR LF that a new record
+// is to start with: what the last record lacks, unless the new record's
+// raw bytes start with newlines (lead, Raw.Lead), as they did in the input.
+func (w *Writer) settle(lead int64) string {
+	owed := w.owed
+	w.owed, w.ours = 0, false
+	if lead > 0 {
+		return ""
+	}
+	return crlfcrlf[len(crlfcrlf)-owed:]
+}
+
+// Close ends the output: a record ReplaceRecord wrote without the end of its
+// CR LF CR LF, as the input had it, which no record after brought, gets it
+// (in a gzip member of its own). It does not close the underlying writer.
+func (w *Writer) Close() error {
+	owed, ours := w.owed, w.ours
+	w.owed, w.ours = 0, false
+	if owed == 0 || !ours {
+		return nil
+	}
+	return w.member(func(dst io.Writer) error {
+		_, err := io.WriteString(dst, crlfcrlf[len(crlfcrlf)-owed:])
+		return err
+	})
+}
+
+// writeRecord writes pre, the first n bytes of lead, and the record, its
+// block followed by trailer, as one member; h has been checked.
+func (w *Writer) writeRecord(pre string, lead io.Reader, n int64, h *Header, block []byte, trailer string) error {
 	h.Set("WARC-Block-Digest", SHA1Digest(block))
 	h.Set("Content-Length", strconv.Itoa(len(block)))
 	w.buf = h.appendTo(w.buf[:0])
 	return w.member(func(dst io.Writer) error {
+		if pre != "" {
+			if _, err := io.WriteString(dst, pre); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			if _, err := io.CopyN(dst, lead, n); err != nil {
+				return fmt.Errorf("warcio: the newlines before the record: %w", err)
+			}
+		}
 		if _, err := dst.Write(w.buf); err != nil {
 			return err
 		}
 		if _, err := dst.Write(block); err != nil {
 			return err
 		}
-		_, err := dst.Write([]byte("\r\n\r\n"))
+		_, err := io.WriteString(dst, trailer)
 		return err
 	})
 }
