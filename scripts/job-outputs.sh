@@ -62,6 +62,18 @@ check_outputs() {
 			exit 2
 		fi
 	done < <(stat -L -c '%d:%i %n' -- "${exist[@]}" 2>/dev/null || true)
+	if ((force)) && [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+		# An output an earlier job wrote holds records the index names for
+		# later revisits; the apply tasks cannot tell whether this job keeps
+		# them all again, as the one-machine run checks (--force with
+		# --index): written over, they would be in no file.
+		if ((${#exist[@]} == 1)); then
+			echo "$script: ${exist[0]} already exists, and with WARCDEDUP_INDEX -f could write over records the index names: remove it first, or write to a new OUTDIR; nothing written" >&2
+		else
+			echo "$script: ${#exist[@]} outputs already exist, and with WARCDEDUP_INDEX -f could write over records the index names: remove them first, or write to a new OUTDIR; nothing written" >&2
+		fi
+		exit 2
+	fi
 	((!force)) || return 0
 	if ((${#exist[@]} == 1)); then
 		echo "$script: ${exist[0]} already exists; use -f to overwrite; nothing written" >&2
@@ -91,15 +103,20 @@ written_note() {
 			[[ $out/${f##*/} -nt $1 ]] && written+=("${f##*/}")
 		done
 	fi
-	[[ -z ${WARCDEDUP_INDEX:-} ]] || ix=", nor commit what it staged in $WARCDEDUP_INDEX,"
+	local again="until the job has run again with -f"
+	if [[ -n ${WARCDEDUP_INDEX:-} ]]; then
+		ix=", nor commit what it staged in $WARCDEDUP_INDEX,"
+		# With an index, -f does not write over an output (check_outputs).
+		again="until what it staged is discarded (warcdedup index discard $WARCDEDUP_INDEX), the outputs written are removed and the job has run again"
+	fi
 	if ((${#written[@]} == ${#ins[@]})) && [[ ${2:-} == failed ]]; then
-		echo "$script: every output in $out is new since the job started, but an apply task failed: one may be a file that appeared during the run, not the job's, and revisits in the others may name records it does not hold: use none of the outputs$ix until the job has run again with -f" >&2
+		echo "$script: every output in $out is new since the job started, but an apply task failed: one may be a file that appeared during the run, not the job's, and revisits in the others may name records it does not hold: use none of the outputs$ix $again" >&2
 	elif ((${#written[@]} == ${#ins[@]})); then
 		echo "$script: every output is written, in $out" >&2
 	elif ((${#written[@]} > 0)); then
 		local also=""
 		[[ ${2:-} != failed ]] || also=" (a file that appeared during the run, which an apply task refused, would be named here too)"
-		echo "$script: written, whole, in $out: ${written[*]}; the other outputs are not written, and revisits in those written may name records kept in them: use none of the outputs$ix until the job has run again with -f$also" >&2
+		echo "$script: written, whole, in $out: ${written[*]}; the other outputs are not written, and revisits in those written may name records kept in them: use none of the outputs$ix $again$also" >&2
 	else
 		echo "$script: no output is written" >&2
 	fi

@@ -8,7 +8,8 @@
 #   scripts/mapreduce-local.sh [-r] [-f] [-t TASKS] IN.warc.gz... OUTDIR/
 #
 # With -f the apply tasks replace outputs that exist (warcdedup apply
-# --force; never an input), and WARCDEDUP_CDXJ may name a file that exists;
+# --force; never an input, and not with WARCDEDUP_INDEX, whose records an
+# output may hold), and WARCDEDUP_CDXJ may name a file that exists;
 # without it, either is refused (exit 2). Every output is checked before the
 # map step runs (scripts/job-outputs.sh): one refused (it exists, without
 # -f; it is a directory or an input; two inputs would write it) stops the
