@@ -160,13 +160,12 @@ type Deduper struct {
 	ran         bool         // a Run has started: no more Seeds
 	seedRefs    uint32       // references and near pages that are seeds (Seed)
 	seedPages   int
-	// seedFiles counts the seeded kept records by the output they are in,
-	// and keptAgain those of them a run kept again (Stats.AlreadyKept):
-	// an output an earlier run wrote, written over by a later one, must
-	// hold again every record the index names in it (IndexedIn).
-	seedFiles, keptAgain map[string]int
-	undo                 undo // how to withdraw the current or last Run
-	canWithdraw          bool // the last Run succeeded and nothing was started since
+	// keptAgain holds the IDs of the seeded kept records the current Run
+	// kept again (Stats.AlreadyKept), for an output written over
+	// (IndexedRecords).
+	keptAgain   map[string]bool
+	undo        undo // how to withdraw the current or last Run
+	canWithdraw bool // the last Run succeeded and nothing was started since
 	// broken is set by a panic in the decision loop, which may have left the
 	// indexes half updated: no later Run may trust them.
 	broken *PanicError

@@ -232,9 +232,9 @@ func (d *Deduper) judgeRecord(name string, f *Fact, outOff int64) (Decision, err
 		// run over the same file: a record is never a revisit of itself.
 		d.Stats.AlreadyKept++
 		if d.keptAgain == nil {
-			d.keptAgain = map[string]int{}
+			d.keptAgain = map[string]bool{}
 		}
-		d.keptAgain[kept.file]++
+		d.keptAgain[f.id] = true
 		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}

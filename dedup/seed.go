@@ -2,10 +2,13 @@ package dedup
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/near"
+	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // RecordsDone is how many records the Deduper's Runs have decided so far;
@@ -39,7 +42,6 @@ func (d *Deduper) Seed(r *index.Record) error {
 		return err
 	}
 	d.seedRefs = n + 1
-	d.seedFile(r.File)
 	if r.Page.OK() {
 		r.Page.Ref = n
 		d.nearIdx().Add(r.Page)
@@ -98,35 +100,54 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 	return nil
 }
 
-func (d *Deduper) seedFile(name string) {
-	if d.seedFiles == nil {
-		d.seedFiles = map[string]int{}
+// IndexedRecords reads a WARC file (an output an earlier run wrote, which
+// a run is about to write over) and returns the IDs of its records that
+// the seeds name as kept (Seed, SeedFrom: an index, a CDX): the records a
+// later run's revisits may point at. A seed from a CDX, which may have no
+// ID, is known by its URI, date and digest. A file that stops reading as
+// WARC returns the IDs found before, with the error.
+func (d *Deduper) IndexedRecords(r io.Reader, name string) (map[string]bool, error) {
+	rd := warcio.NewReader(r, name)
+	ids := map[string]bool{}
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return ids, nil
+		}
+		if err != nil {
+			return ids, err
+		}
+		if rec.Kind != warcio.KindWARC || !strings.EqualFold(rec.Type(), "response") {
+			continue
+		}
+		dg := rec.Header.Get("WARC-Payload-Digest")
+		if dg == "" {
+			// Kept under the digest computed of its payload (Fact.digest).
+			pay, err := warcio.ReadPayload(rd, nil)
+			if err != nil {
+				continue
+			}
+			dg = pay.Digest
+		}
+		ref, ok, err := d.exact.lookup(dg)
+		if err != nil {
+			return ids, err
+		}
+		id := rec.ID()
+		if ok && ref.seed && (ref.id != "" && ref.id == id ||
+			ref.id == "" && sameURI(ref.uri, rec.Header.Get("WARC-Target-URI")) && ref.date == rec.Header.Get("WARC-Date")) {
+			ids[id] = true
+		}
 	}
-	d.seedFiles[name]++
 }
 
-// IndexedIn says, for each of the names an output file was given in the
-// index (an earlier run's spelling of its path), how many kept records the
-// index names in it, and how many of them this Deduper's Runs kept again,
-// whole (the same records, read from the same input again). An output
-// written over with fewer loses records an index names: later runs'
-// revisits would point at records that are nowhere.
-func (d *Deduper) IndexedIn(names []string) (indexed, again int) {
-	for _, n := range names {
-		indexed += d.seedFiles[n]
-		again += d.keptAgain[n]
-	}
-	return indexed, again
-}
+// BeginOutput starts the count of the seeded records the next Run keeps
+// again (KeptAgain).
+func (d *Deduper) BeginOutput() { d.keptAgain = nil }
 
-// SeedFiles lists the output names the seeded kept records are in.
-func (d *Deduper) SeedFiles() []string {
-	var out []string
-	for n := range d.seedFiles {
-		out = append(out, n)
-	}
-	return out
-}
+// KeptAgain says whether the Run since BeginOutput kept the seeded record
+// of this ID again, whole (the same record, read from its input again).
+func (d *Deduper) KeptAgain(id string) bool { return d.keptAgain[id] }
 
 // later says whether WARC-Date a is after b. A capture is never made a
 // revisit of a later one: the earliest capture is the one an archive keeps
@@ -173,7 +194,6 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 				return err
 			}
 			d.seedRefs = n + 1
-			d.seedFile(r.File)
 			d.Stats.Seeded++
 			if r.Page.OK() {
 				r.Page.Ref = n

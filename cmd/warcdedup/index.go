@@ -40,41 +40,48 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper, existing bool) (*i
 	return ix, nil
 }
 
-// keepIndexed gives each job whose output is a file the index (or the
-// CDX) names kept records in a check: the run, which writes over that
-// file (--force), must keep every one of them again, as a run over the
-// same input does. Otherwise the records would be in no file, and the
-// later runs' revisits of them would point at nothing (the index cannot
-// take back what it holds).
+// keepIndexed gives each job whose output is a file that holds records
+// the index (or the CDX) names as kept a check: the run, which writes over
+// that file (--force), must keep every one of them again, as a run over the
+// same input does. Otherwise the records would be in no file, and later
+// runs' revisits of them would point at nothing (the index cannot take back
+// what it holds). The file itself is read for them, by record ID and
+// payload digest: the index's names of outputs are as each run spelled
+// them, from its own working directory.
 func keepIndexed(d *dedup.Deduper, jobs []job) {
-	files := d.SeedFiles()
 	for i := range jobs {
 		j := &jobs[i]
 		if j.out.kind != outFile {
 			continue
 		}
-		fi, err := os.Stat(j.out.name)
-		if err != nil || !fi.Mode().IsRegular() {
+		f, err := os.Open(j.out.name)
+		if err != nil {
 			continue
 		}
-		var names []string
-		for _, n := range files {
-			if n == j.out.name {
-				names = append(names, n)
-			} else if gi, err := os.Stat(n); err == nil && os.SameFile(fi, gi) {
-				names = append(names, n)
-			}
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			continue
 		}
-		if len(names) == 0 {
+		// A file that stops reading as WARC protects the records read
+		// before.
+		ids, _ := d.IndexedRecords(f, j.out.name)
+		f.Close()
+		if len(ids) == 0 {
 			continue
 		}
 		out := j.out.shown()
 		j.check = func() error {
-			indexed, again := d.IndexedIn(names)
-			if again >= indexed {
+			again := 0
+			for id := range ids {
+				if d.KeptAgain(id) {
+					again++
+				}
+			}
+			if again == len(ids) {
 				return nil
 			}
-			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run keeps %d of them again: writing over it would leave the others in no file; write this run's outputs elsewhere (the output is left as it was)", out, indexed, again)
+			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run keeps %d of them again: writing over it would leave the others in no file; write this run's outputs elsewhere (the output is left as it was)", out, len(ids), again)
 		}
 	}
 }

@@ -314,7 +314,7 @@ func keys(m map[string]string) []string {
 func TestForceOverIndexedOutput(t *testing.T) {
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
-	for _, d := range []string{"crawl1", "crawl2"} {
+	for _, d := range []string{"crawl1", "crawl2", "two", "twice"} {
 		if err := os.Mkdir(p(d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -346,10 +346,80 @@ func TestForceOverIndexedOutput(t *testing.T) {
 	if code := run([]string{"-q", "--force", "--index", idx, p("crawl2/part-00000.warc.gz"), rel}, nil, io.Discard, &stderr); code != 1 {
 		t.Errorf("crawl 2 over crawl 1's output, named %s: exit %d, want 1\n%s", rel, code, stderr.String())
 	}
+	// From inside the output directory: the index names the output as the
+	// first run spelled it, from another working directory.
+	t.Run("from another directory", func(t *testing.T) {
+		t.Chdir(p("archive"))
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--force", "--index", idx, p("crawl2/part-00000.warc.gz"), "./"}, nil, io.Discard, &stderr); code != 1 {
+			t.Errorf("exit %d, want 1\n%s", code, stderr.String())
+		}
+	})
+	// A record of crawl 1 twice in the input: one record kept again, the
+	// other record of the output lost.
+	htmlWARC(t, p("two/part-00001.warc.gz"), 9, [3]string{uuid(11), "http://news.example/x", storyText(2, 12)}, [3]string{uuid(12), "http://news.example/y", storyText(3, 12)})
+	stderr.Reset()
+	if code := run([]string{"-q", "--index", idx, p("two/part-00001.warc.gz"), archive}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("two records: exit %d: %s", code, stderr.String())
+	}
+	htmlWARC(t, p("twice/part-00001.warc.gz"), 9, [3]string{uuid(11), "http://news.example/x", storyText(2, 12)}, [3]string{uuid(11), "http://news.example/x", storyText(2, 12)})
+	stderr.Reset()
+	if code := run([]string{"-q", "--force", "--index", idx, p("twice/part-00001.warc.gz"), archive}, nil, io.Discard, &stderr); code != 1 {
+		t.Errorf("one of two records twice: exit %d, want 1\n%s", code, stderr.String())
+	}
 	// Crawl 1 again: its records kept again, the output written over.
 	stderr.Reset()
 	if code := run([]string{"-q", "--force", "--index", idx, p("crawl1/part-00000.warc.gz"), archive}, nil, io.Discard, &stderr); code != 0 {
 		t.Errorf("crawl 1 again: exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestForceOverIndexedRelative: the first run names its output relative to
+// its working directory; a later run from another one still finds the
+// records the output holds.
+func TestForceOverIndexedRelative(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, d := range []string{"c1", "c2", "out"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	htmlWARC(t, "c1/a.warc.gz", 9, [3]string{uuid(31), "http://news.example/a", storyText(6, 12)})
+	htmlWARC(t, "c2/a.warc.gz", 10, [3]string{uuid(32), "http://news.example/b", storyText(8, 12)})
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--index", "ix", "c1/a.warc.gz", "out/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("crawl 1: exit %d: %s", code, stderr.String())
+	}
+	t.Chdir(filepath.Join(dir, "out"))
+	if code := run([]string{"-q", "--force", "--index", "../ix", "../c2/a.warc.gz", "./"}, nil, io.Discard, &stderr); code != 1 {
+		t.Errorf("crawl 2 over crawl 1's output, from its directory: exit %d, want 1\n%s", code, stderr.String())
+	}
+}
+
+// TestForceOverCDXOutput: --index-cdx with --force does not write over an
+// output holding records the CDX names, wherever the run starts.
+func TestForceOverCDXOutput(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for _, d := range []string{"c1", "c2"} {
+		if err := os.Mkdir(p(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	htmlWARC(t, p("c1/a.warc.gz"), 9, [3]string{uuid(21), "http://news.example/a", storyText(4, 12)})
+	htmlWARC(t, p("c2/a.warc.gz"), 10, [3]string{uuid(22), "http://news.example/b", storyText(5, 12)})
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--cdxj", p("day1.cdxj"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("day 1: exit %d: %s", code, stderr.String())
+	}
+	before := mustRead(t, p("out/a.warc.gz"))
+	stderr.Reset()
+	if code := run([]string{"-q", "--force", "--index-cdx", p("day1.cdxj"), p("c2/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 1 {
+		t.Errorf("day 2 over day 1's output: exit %d, want 1\n%s", code, stderr.String())
+	}
+	if !bytes.Equal(mustRead(t, p("out/a.warc.gz")), before) {
+		t.Error("day 1's output was written over")
 	}
 }
 

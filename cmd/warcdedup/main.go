@@ -354,6 +354,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	for i, j := range jobs {
 		d.SetOutput(j.out.name)
+		d.BeginOutput()
 		before := d.Stats
 		err := runJob(d, j, cfg, reg, stdin, stdout)
 		if err == nil {
