@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/warcdedup/warcdedup/near"
@@ -162,7 +163,12 @@ func analyzePage(a *near.Analyzer, it *item) {
 	if testAnalyzeHook != nil {
 		testAnalyzeHook(it)
 	}
-	body, _ := it.pay.Decode(maxAnalysed)
+	body, err := it.pay.Decode(maxAnalysed)
+	if errors.Is(err, warcio.ErrEncodingCut) {
+		// Cut off in transfer: no kept copy, nor replaced (shortBody).
+		it.encodingCut = true
+		return
+	}
 	it.page = a.Page(body, it.pay.HTTP.Get("Content-Type"), it.rec.Header.Get("WARC-Target-URI"))
 }
 

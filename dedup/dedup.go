@@ -586,6 +586,9 @@ type item struct {
 	later bool
 	// panicked is set if the analysis panicked.
 	panicked *PanicError
+	// encodingCut: analysis found the body's Content-Encoding stream cut
+	// short (warcio.ErrEncodingCut), a capture cut off in transfer.
+	encodingCut bool
 }
 
 // release frees the item's spools and gives its payload's body back to the

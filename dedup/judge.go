@@ -91,7 +91,7 @@ func (d *Deduper) factOf(it *item) *Fact {
 		}
 	case pay.HTTP.StatusCode != 200:
 		f.cls = clsNotOK
-	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number") || shortBody(pay):
+	case rec.Header.Has("WARC-Truncated") || rec.Header.Has("WARC-Segment-Number") || shortBody(pay) || it.encodingCut:
 		f.cls = clsTruncSeg
 	case pay.Length == 0 || pay.Length < d.opts.MinSize:
 		f.cls = clsSmall

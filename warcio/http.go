@@ -24,6 +24,10 @@ import (
 var (
 	ErrHTTP    = errors.New("malformed HTTP message")
 	ErrChunked = errors.New("bad chunked transfer encoding")
+	// ErrEncodingCut: the body's Content-Encoding stream (gzip, deflate,
+	// br) ends before its end, the body held whole (Payload.Cut unset): the
+	// response was cut off in transfer (Payload.Decode).
+	ErrEncodingCut = errors.New("the Content-Encoding stream ends before its end")
 )
 
 // MaxHTTPHead bounds the HTTP status line and headers read from a block.
@@ -457,6 +461,14 @@ func (p *Payload) Decode(max int) ([]byte, error) {
 	if zr != nil {
 		var out bytes.Buffer
 		_, derr := io.Copy(&out, io.LimitReader(zr, int64(max)))
+		if errors.Is(derr, io.ErrUnexpectedEOF) && !p.Cut && cerr == nil {
+			// The whole body, and its stream stops short: cut in transfer.
+			// What was decoded is returned all the same.
+			derr = fmt.Errorf("%w: %w", ErrEncodingCut, derr)
+			if out.Len() > 0 {
+				return out.Bytes(), fmt.Errorf("Content-Encoding %s: %w", enc, derr)
+			}
+		}
 		if out.Len() == 0 && derr != nil {
 			return limit(body, max), fmt.Errorf("Content-Encoding %s: %w", enc, derr)
 		}
