@@ -97,6 +97,8 @@ type goneSet struct {
 	// takes them (index.Record.Stays): a later run's revisits of their URI
 	// and payload are resolved by them.
 	whole []index.Record
+	// seeded are the keys of such captures an index holds already.
+	seeded map[digestKey]bool
 }
 
 type goneUndo struct {
@@ -196,6 +198,9 @@ func (s *goneSet) stays(uri, digest string) {
 // (stays), for the index.
 func (s *goneSet) keptWhole(r index.Record) {
 	s.stays(r.URI, r.Digest)
+	if s.seeded[capKey(r.URI, r.Digest)] {
+		return // the index holds it already (a run over the same input)
+	}
 	r.Stays = true
 	s.whole = append(s.whole, r)
 	s.log = append(s.log, goneUndo{whole: true})
@@ -205,6 +210,10 @@ func (s *goneSet) keptWhole(r index.Record) {
 // read from an index.
 func (s *goneSet) seedStays(uri, digest string) {
 	k := capKey(uri, digest)
+	if s.seeded == nil {
+		s.seeded = map[digestKey]bool{}
+	}
+	s.seeded[k] = true
 	delete(s.m, k)
 	if s.stayed == nil {
 		s.stayed = map[digestKey]struct{}{}

@@ -549,4 +549,24 @@ func TestStayedAcrossRuns(t *testing.T) {
 			t.Errorf("seeded in bulk %v: %d exact revisits, told %q; want the mirror's new capture replaced and no revisit told", bulk, d.Stats.Revisits, told)
 		}
 	}
+	// The first crawl again, against its own index: the capture kept whole
+	// is not added to the index a second time.
+	again := New(DefaultOptions())
+	for _, r := range seg {
+		if err := again.Seed(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again.SetOutput("first.warc.gz")
+	if err := again.Run(bytes.NewReader(first), "first.warc.gz", io.Discard, true); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := again.Kept(func(r *index.Record) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if n != 0 {
+		t.Errorf("the same crawl again adds %d records to the index, want none", n)
+	}
 }
