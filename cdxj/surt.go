@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warcdedup/warcdedup/internal/hexdigit"
 	"golang.org/x/net/idna"
 )
 
@@ -322,18 +323,6 @@ func escapeOnce(b []byte) []byte {
 	return out
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // unquote is Python's unquote_to_bytes: each valid %XX becomes its byte.
 func unquote(b []byte) []byte {
 	if bytes.IndexByte(b, '%') < 0 {
@@ -342,8 +331,8 @@ func unquote(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		if b[i] == '%' && i+2 < len(b) {
-			hi, ok1 := unhex(b[i+1])
-			lo, ok2 := unhex(b[i+2])
+			hi, ok1 := hexdigit.Value(b[i+1])
+			lo, ok2 := hexdigit.Value(b[i+2])
 			if ok1 && ok2 {
 				out = append(out, hi<<4|lo)
 				i += 2

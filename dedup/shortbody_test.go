@@ -69,16 +69,8 @@ func TestShortBody(t *testing.T) {
 		{"another transfer coding", capture{cut, clOf(full), "gzip"}, capture{later, clOf(later), "gzip"}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var in bytes.Buffer
-			w := warcio.NewWriter(&in, false)
+			var blocks [2]string
 			for i, c := range []capture{tc.first, tc.second} {
-				h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
-					{Name: "WARC-Type", Value: "response"},
-					{Name: "WARC-Record-ID", Value: "<urn:uuid:cut-" + strconv.Itoa(i) + ">"},
-					{Name: "WARC-Date", Value: "2026-01-0" + strconv.Itoa(i+1) + "T00:00:00Z"},
-					{Name: "WARC-Target-URI", Value: "http://news.example/story"},
-					{Name: "Content-Type", Value: "application/http; msgtype=response"},
-				}}
 				head := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
 				if c.contentLength != "" {
 					head += "Content-Length: " + c.contentLength + "\r\n"
@@ -86,10 +78,9 @@ func TestShortBody(t *testing.T) {
 				if c.transfer != "" {
 					head += "Transfer-Encoding: " + c.transfer + "\r\n"
 				}
-				if err := w.WriteRecord(h, []byte(head+"\r\n"+c.body)); err != nil {
-					t.Fatal(err)
-				}
+				blocks[i] = head + "\r\n" + c.body
 			}
+			in := capturesOfStory(t, blocks)
 			opts := DefaultOptions()
 			names, files := []string{"in.warc"}, [][]byte{in.Bytes()}
 			outs, st, _ := oneMachine(t, opts, names, files, false)
@@ -147,21 +138,11 @@ func TestEncodingCut(t *testing.T) {
 		{"gzip, both complete", capture{gz(full), "gzip"}, capture{gz(later), "gzip"}, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var in bytes.Buffer
-			w := warcio.NewWriter(&in, false)
+			var blocks [2]string
 			for i, c := range []capture{tc.first, tc.second} {
-				h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
-					{Name: "WARC-Type", Value: "response"},
-					{Name: "WARC-Record-ID", Value: "<urn:uuid:enc-" + strconv.Itoa(i) + ">"},
-					{Name: "WARC-Date", Value: "2026-01-0" + strconv.Itoa(i+1) + "T00:00:00Z"},
-					{Name: "WARC-Target-URI", Value: "http://news.example/story"},
-					{Name: "Content-Type", Value: "application/http; msgtype=response"},
-				}}
-				head := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: " + c.encoding + "\r\nConnection: close\r\n"
-				if err := w.WriteRecord(h, []byte(head+"\r\n"+c.body)); err != nil {
-					t.Fatal(err)
-				}
+				blocks[i] = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: " + c.encoding + "\r\nConnection: close\r\n\r\n" + c.body
 			}
+			in := capturesOfStory(t, blocks)
 			opts := DefaultOptions()
 			names, files := []string{"in.warc"}, [][]byte{in.Bytes()}
 			outs, st, _ := oneMachine(t, opts, names, files, false)
@@ -174,4 +155,25 @@ func TestEncodingCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// capturesOfStory writes two responses of one URL, a day apart, with the
+// HTTP blocks given, as one plain WARC.
+func capturesOfStory(t *testing.T, blocks [2]string) *bytes.Buffer {
+	t.Helper()
+	var in bytes.Buffer
+	w := warcio.NewWriter(&in, false)
+	for i, b := range blocks {
+		h := &warcio.Header{Version: "WARC/1.1", Fields: []warcio.Field{
+			{Name: "WARC-Type", Value: "response"},
+			{Name: "WARC-Record-ID", Value: "<urn:uuid:cut-" + strconv.Itoa(i) + ">"},
+			{Name: "WARC-Date", Value: "2026-01-0" + strconv.Itoa(i+1) + "T00:00:00Z"},
+			{Name: "WARC-Target-URI", Value: "http://news.example/story"},
+			{Name: "Content-Type", Value: "application/http; msgtype=response"},
+		}}
+		if err := w.WriteRecord(h, []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &in
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+	"github.com/warcdedup/warcdedup/internal/hexdigit"
 )
 
 // Errors about the HTTP message inside a record's block.
@@ -362,7 +363,7 @@ func (c *chunkScan) feed(b []byte) {
 
 // sizeByte reads one byte of a size line.
 func (c *chunkScan) sizeByte(ch byte) {
-	d, hex := unhex(ch)
+	d, hex := hexdigit.Value(ch)
 	switch {
 	case hex && (c.state == chunkLead || c.state == chunkHex):
 		if c.state == chunkLead {
@@ -400,18 +401,6 @@ func (c *chunkScan) endLine() {
 // sound up to there.
 func (c *chunkScan) cut() bool {
 	return c.state != chunkLast && c.state != chunkBad
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // readBufs are ReadPayload's buffers, for the head and for the body's reads,
