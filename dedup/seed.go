@@ -36,6 +36,13 @@ func (d *Deduper) Seed(r *index.Record) error {
 		return nil
 	}
 	d.gone.kept(r.URI, r.Digest)
+	if d.exact.known(r.Digest) {
+		// A payload seeded already (an index, then a CDX listing another
+		// capture of it): the first stays its kept record, the one an
+		// index names and an output written over must keep.
+		d.Stats.Seeded++
+		return nil
+	}
 	n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
 		sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
 	if err != nil {
@@ -188,6 +195,10 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 				return nil
 			}
 			d.gone.kept(r.URI, r.Digest)
+			if d.exact.known(r.Digest) {
+				d.Stats.Seeded++ // the first seed of a payload stays (Seed)
+				return nil
+			}
 			n, err := d.exact.add(ref{id: r.ID, uri: r.URI, date: r.Date, digest: r.Digest, computed: r.Computed,
 				sha256: r.SHA256, file: r.File, offset: r.Offset, bare: r.Bare, entity: r.Entity, seed: true})
 			if err != nil {

@@ -45,7 +45,8 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper, existing bool) (*i
 // that file (--force), must keep every one of them again, as a run over the
 // same input does. Otherwise the records would be in no file, and later
 // runs' revisits of them would point at nothing (the index cannot take back
-// what it holds). The file itself is read for them, by record ID and
+// what it holds). A file that does not read as WARC to its end is not
+// written over: what follows may be such records. The file itself is read for them, by record ID and
 // payload digest: the index's names of outputs are as each run spelled
 // them, from its own working directory.
 func keepIndexed(d *dedup.Deduper, jobs []job) {
@@ -63,14 +64,20 @@ func keepIndexed(d *dedup.Deduper, jobs []job) {
 			f.Close()
 			continue
 		}
-		// A file that stops reading as WARC protects the records read
-		// before.
-		ids, _ := d.IndexedRecords(f, j.out.name)
+		ids, err := d.IndexedRecords(f, j.out.name)
 		f.Close()
+		out := j.out.shown()
+		if err != nil {
+			// Records past the point it stops reading may be ones the
+			// index names: it is not written over.
+			j.check = func() error {
+				return fmt.Errorf("output %s does not read as WARC to its end (%v), so it cannot be checked for records the index names: write this run's outputs elsewhere, or remove it (the output is left as it was)", out, err)
+			}
+			continue
+		}
 		if len(ids) == 0 {
 			continue
 		}
-		out := j.out.shown()
 		j.check = func() error {
 			again := 0
 			for id := range ids {

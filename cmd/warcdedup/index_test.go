@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -430,4 +431,88 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// TestForceOverIndexedEdges: an index with a CDX of another capture of the
+// same payload still protects the index's record; an output that stops
+// reading as WARC is not written over; a dry run fails as the run would.
+func TestForceOverIndexedEdges(t *testing.T) {
+	page := storyText(9, 12)
+	setup := func(t *testing.T) (p func(string) string, idx string) {
+		dir := t.TempDir()
+		p = func(n string) string { return filepath.Join(dir, n) }
+		for _, d := range []string{"c0", "c1", "c2"} {
+			if err := os.Mkdir(p(d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(41), "http://x.example/1", page}, [3]string{uuid(42), "http://x.example/2", storyText(10, 12)})
+		htmlWARC(t, p("c2/a.warc.gz"), 11, [3]string{uuid(43), "http://x.example/9", storyText(11, 12)})
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+			t.Fatalf("crawl 1: exit %d: %s", code, stderr.String())
+		}
+		return p, p("ix")
+	}
+	t.Run("a CDX of the same payload", func(t *testing.T) {
+		p, idx := setup(t)
+		// An older capture of the first page, its payload the same.
+		htmlWARC(t, p("c0/old.warc.gz"), 8, [3]string{uuid(40), "http://x.example/1", page})
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--cdxj", p("old.cdxj"), p("c0/old.warc.gz"), p("out0") + "/"}, nil, io.Discard, &stderr); code != 0 {
+			t.Fatalf("old crawl: exit %d: %s", code, stderr.String())
+		}
+		before := mustRead(t, p("out/a.warc.gz"))
+		if code := run([]string{"-q", "--force", "--index", idx, "--index-cdx", p("old.cdxj"), p("c2/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 1 {
+			t.Errorf("another crawl: exit %d, want 1\n%s", code, stderr.String())
+		}
+		// The same crawl again: the index's record stays its payload's
+		// kept record, kept again, not made a revisit of the CDX's.
+		if code := run([]string{"-q", "--force", "--index", idx, "--index-cdx", p("old.cdxj"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+			t.Errorf("the same crawl: exit %d, want 0\n%s", code, stderr.String())
+		}
+		if !bytes.Equal(decompressWARC(t, mustRead(t, p("out/a.warc.gz"))), decompressWARC(t, before)) {
+			t.Error("the output's records changed: the index's record was replaced")
+		}
+	})
+	t.Run("an output damaged half way", func(t *testing.T) {
+		p, idx := setup(t)
+		// The first record's header made unreadable: the second, which
+		// the index names too, is whole.
+		b := decompressWARC(t, mustRead(t, p("out/a.warc.gz")))
+		i := bytes.Index(b, []byte("WARC-Date:"))
+		b = append(append(append([]byte{}, b[:i]...), "WARC-Date-\x00"...), b[i+10:]...)
+		if err := os.WriteFile(p("out/a.warc.gz"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--force", "--index", idx, p("c2/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 1 ||
+			!strings.Contains(stderr.String(), "does not read as WARC to its end") {
+			t.Errorf("exit %d, want 1 saying why\n%s", code, stderr.String())
+		}
+		if !bytes.Equal(mustRead(t, p("out/a.warc.gz")), b) {
+			t.Error("the output was written over")
+		}
+	})
+	t.Run("a dry run", func(t *testing.T) {
+		p, idx := setup(t)
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--dry-run", "--force", "--index", idx, p("c2/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 1 {
+			t.Errorf("exit %d, want the run's 1\n%s", code, stderr.String())
+		}
+	})
+}
+
+// decompressWARC is a gzip WARC's records, plain.
+func decompressWARC(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

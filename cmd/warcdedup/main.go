@@ -570,8 +570,14 @@ func runJob(d deduper, j job, cfg config, reg *registry, stdin io.Reader, stdout
 	}
 	if cfg.dryRun {
 		// Decided as a run would, written nowhere: with nothing written
-		// there is nothing to withdraw either.
-		return d.Run(in, name, io.Discard, compress)
+		// there is nothing to withdraw either. It fails as the run would.
+		if err := d.Run(in, name, io.Discard, compress); err != nil {
+			return err
+		}
+		if j.check != nil {
+			return j.check()
+		}
+		return nil
 	}
 	w, err := j.out.create(reg, stdout, perm)
 	if err != nil {
