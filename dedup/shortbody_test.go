@@ -136,6 +136,10 @@ func TestEncodingCut(t *testing.T) {
 		{"gzip, complete, then cut", capture{gz(later), "gzip"}, capture{cut(gz(full)), "gzip"}, 0, 1},
 		{"deflate, cut, then complete", capture{cut(df(full)), "deflate"}, capture{df(later), "deflate"}, 0, 1},
 		{"gzip, both complete", capture{gz(full), "gzip"}, capture{gz(later), "gzip"}, 1, 0},
+		// Bytes after a whole member (a server's padding) or a second
+		// member: complete.
+		{"gzip, padded", capture{gz(full) + "\n\x00pad", "gzip"}, capture{gz(later) + "\n", "gzip"}, 1, 0},
+		{"gzip, two members", capture{gz(full[:len(full)/2]) + gz(full[len(full)/2:]), "gzip"}, capture{gz(later), "gzip"}, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var blocks [2]string

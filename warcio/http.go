@@ -433,7 +433,12 @@ func (p *Payload) Decode(max int) ([]byte, error) {
 	switch enc {
 	case "", "identity", "none":
 	case "gzip", "x-gzip":
-		zr, err = gzip.NewReader(bytes.NewReader(body))
+		br := bytes.NewReader(body)
+		var gz *gzip.Reader
+		if gz, err = gzip.NewReader(br); err == nil {
+			gz.Multistream(false)
+			zr = &gzipBody{cur: gz, rest: br}
+		}
 	case "deflate":
 		// "deflate" is zlib-wrapped by the standard, raw deflate by some servers.
 		if zr, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
@@ -465,6 +470,37 @@ func (p *Payload) Decode(max int) ([]byte, error) {
 		return out.Bytes(), cerr
 	}
 	return limit(body, max), cerr
+}
+
+// gzipBody reads a gzip body's first member, then any members after
+// it. Only the first can tell a body cut in transfer (ErrEncodingCut):
+// what follows a complete member, another member or bytes that are none
+// (servers pad with a newline or NULs), ends the text where it fails.
+type gzipBody struct {
+	cur   *gzip.Reader
+	rest  *bytes.Reader
+	later bool
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	for {
+		n, err := g.cur.Read(p)
+		if err == nil || n > 0 && err == io.EOF {
+			return n, nil
+		}
+		if err != io.EOF {
+			if g.later {
+				return n, io.EOF
+			}
+			return n, err
+		}
+		// A member ended whole: the next, if the bytes left start one.
+		if g.rest.Len() == 0 || g.cur.Reset(g.rest) != nil {
+			return n, io.EOF
+		}
+		g.cur.Multistream(false)
+		g.later = true
+	}
 }
 
 func limit(b []byte, max int) []byte {
