@@ -2,11 +2,11 @@ package dedup
 
 import (
 	"bytes"
-	"io"
 	"strconv"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/warcdedup/warcdedup/internal/testfs"
 )
 
 // framed checks that b, a decompressed WARC stream, is records and nothing
@@ -61,23 +61,6 @@ func members(t *testing.T, parts ...[]byte) []byte {
 }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
-
-// decompressed is the decompressed stream of a WARC file, plain or gzip.
-func decompressed(t *testing.T, b []byte) []byte {
-	t.Helper()
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestTrailerInNextMember: when a writer put a record's closing CR LF CR LF,
 // whole or in part, at the start of the next record's gzip member, and
@@ -141,8 +124,8 @@ func TestTrailerInNextMember(t *testing.T) {
 						t.Fatalf("%d exact revisits and %d near revisits or annotations, want 1 and 1", st.Revisits, near)
 					}
 					for i, out := range outs {
-						in := decompressed(t, tc.files[i])
-						got := decompressed(t, out)
+						in := testfs.Plain(t, tc.files[i])
+						got := testfs.Plain(t, out)
 						n, m := framed(t, "output", got, annotate), bytes.Count(in, []byte("\r\nWARC-Type: "))
 						if annotate && i == len(outs)-1 {
 							m++
@@ -161,7 +144,7 @@ func TestTrailerInNextMember(t *testing.T) {
 					}
 					if tc.name == "one member per record" && compress {
 						first := members(t, r1)
-						second := decompressed(t, outs[0][len(first):])
+						second := testfs.Plain(t, outs[0][len(first):])
 						if !bytes.HasPrefix(outs[0], first) || !bytes.HasPrefix(second, []byte("WARC/1.1\r\n")) {
 							t.Error("the usual layout is not copied as it was")
 						}

@@ -3,11 +3,10 @@ package warcio
 import (
 	"bytes"
 	"errors"
-	"io"
 	"strconv"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/warcdedup/warcdedup/internal/testfs"
 )
 
 // CopyRaw of a Raw that holds no bytes is an error, not a record silently
@@ -78,19 +77,6 @@ func framedRecords(t *testing.T, b []byte) int {
 		p += 4
 	}
 	return n
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestReplaceRecordLead: where a writer put a record's closing CR LF CR LF
@@ -176,7 +162,7 @@ func TestReplaceRecordLead(t *testing.T) {
 			}
 			got := out.Bytes()
 			if gz {
-				got = gunzip(t, got)
+				got = testfs.Plain(t, got)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s (gzip %v): the output's stream is not the input's with the record replaced:\n%q\nwant\n%q", tc.name, gz, got, want)

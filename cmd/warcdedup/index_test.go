@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -471,7 +470,7 @@ func TestForceOverIndexedEdges(t *testing.T) {
 		if code := run([]string{"-q", "--force", "--index", idx, "--index-cdx", p("old.cdxj"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
 			t.Errorf("the same crawl: exit %d, want 0\n%s", code, stderr.String())
 		}
-		if !bytes.Equal(decompressWARC(t, mustRead(t, p("out/a.warc.gz"))), decompressWARC(t, before)) {
+		if !bytes.Equal(testfs.Plain(t, mustRead(t, p("out/a.warc.gz"))), testfs.Plain(t, before)) {
 			t.Error("the output's records changed: the index's record was replaced")
 		}
 	})
@@ -479,7 +478,7 @@ func TestForceOverIndexedEdges(t *testing.T) {
 		p, idx := setup(t)
 		// The first record's header made unreadable: the second, which
 		// the index names too, is whole.
-		b := decompressWARC(t, mustRead(t, p("out/a.warc.gz")))
+		b := testfs.Plain(t, mustRead(t, p("out/a.warc.gz")))
 		i := bytes.Index(b, []byte("WARC-Date:"))
 		b = append(append(append([]byte{}, b[:i]...), "WARC-Date-\x00"...), b[i+10:]...)
 		if err := os.WriteFile(p("out/a.warc.gz"), b, 0o644); err != nil {
@@ -501,18 +500,4 @@ func TestForceOverIndexedEdges(t *testing.T) {
 			t.Errorf("exit %d, want the run's 1\n%s", code, stderr.String())
 		}
 	})
-}
-
-// decompressWARC is a gzip WARC's records, plain.
-func decompressWARC(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
