@@ -140,6 +140,8 @@ func TestEncodingCut(t *testing.T) {
 		// member: complete.
 		{"gzip, padded", capture{gz(full) + "\n\x00pad", "gzip"}, capture{gz(later) + "\n", "gzip"}, 1, 0},
 		{"gzip, two members", capture{gz(full[:len(full)/2]) + gz(full[len(full)/2:]), "gzip"}, capture{gz(later), "gzip"}, 1, 0},
+		// A second member that starts and stops short: cut.
+		{"gzip, cut in its second member", capture{gz(full[:len(full)*9/10]) + cut(gz(full[len(full)*9/10:])), "gzip"}, capture{gz(later), "gzip"}, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var blocks [2]string

@@ -473,9 +473,11 @@ func (p *Payload) Decode(max int) ([]byte, error) {
 }
 
 // gzipBody reads a gzip body's first member, then any members after
-// it. Only the first can tell a body cut in transfer (ErrEncodingCut):
-// what follows a complete member, another member or bytes that are none
-// (servers pad with a newline or NULs), ends the text where it fails.
+// it. Bytes after a whole member that do not start another (servers pad
+// with a newline or NULs) end the text quietly; a member that starts and
+// stops short is a body cut in transfer (ErrEncodingCut), in the first
+// member or a later one, and other damage in a later member ends the text
+// where it fails, as it does in the first.
 type gzipBody struct {
 	cur   *gzip.Reader
 	rest  *bytes.Reader
@@ -489,7 +491,7 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 			return n, nil
 		}
 		if err != io.EOF {
-			if g.later {
+			if g.later && !errors.Is(err, io.ErrUnexpectedEOF) {
 				return n, io.EOF
 			}
 			return n, err
