@@ -160,10 +160,10 @@ type Deduper struct {
 	ran         bool         // a Run has started: no more Seeds
 	seedRefs    uint32       // references and near pages that are seeds (Seed)
 	seedPages   int
-	// keptAgain holds the IDs of the seeded kept records the current Run
-	// kept again (Stats.AlreadyKept), for an output written over
-	// (IndexedRecords).
-	keptAgain   map[string]bool
+	seeded      bool // a Seed has come: no more HoldOutput
+	// held is what the outputs to be written over hold that the seeds
+	// may name (HoldOutput).
+	held        []*Held
 	undo        undo // how to withdraw the current or last Run
 	canWithdraw bool // the last Run succeeded and nothing was started since
 	// broken is set by a panic in the decision loop, which may have left the

@@ -161,6 +161,9 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 	if err == nil && f.nonconforming && dec.act != actPass {
 		d.Stats.NonconformingReplaced++
 	}
+	if err == nil && dec.act == actPass && f.cls == clsEligible && len(d.held) > 0 {
+		d.keptHeld(f)
+	}
 	return dec, err
 }
 
@@ -227,14 +230,13 @@ func (d *Deduper) judgeRecord(name string, f *Fact, outOff int64) (Decision, err
 		d.gone.keptWhole(d.wholeRecord(f, outOff))
 		return pass()
 	}
-	if dup && kept.seed && kept.id == f.id && kept.id != "" {
+	if dup && kept.seed && (kept.id != "" && kept.id == f.id ||
+		kept.id == "" && sameURI(kept.uri, f.uri) && secondOf(kept.date) == secondOf(f.date)) {
 		// The kept record is this record, read from an index of an earlier
-		// run over the same file: a record is never a revisit of itself.
+		// run over the same file, or from a CDX of it (which may name it by
+		// URI and date only, to the second): a record is never a revisit
+		// of itself.
 		d.Stats.AlreadyKept++
-		if d.keptAgain == nil {
-			d.keptAgain = map[string]bool{}
-		}
-		d.keptAgain[f.id] = true
 		d.gone.stays(f.uri, f.digest)
 		return pass()
 	}

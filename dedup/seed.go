@@ -2,13 +2,10 @@ package dedup
 
 import (
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/warcdedup/warcdedup/index"
 	"github.com/warcdedup/warcdedup/near"
-	"github.com/warcdedup/warcdedup/warcio"
 )
 
 // RecordsDone is how many records the Deduper's Runs have decided so far;
@@ -27,6 +24,8 @@ func (d *Deduper) Seed(r *index.Record) error {
 	if d.ran {
 		return fmt.Errorf("dedup: Seed after Run")
 	}
+	d.seeded = true
+	d.nameHeld(r)
 	if r.Gone {
 		d.gone.seed(r.GoneKey)
 		return nil
@@ -107,55 +106,6 @@ func (d *Deduper) Kept(fn func(*index.Record) error) error {
 	return nil
 }
 
-// IndexedRecords reads a WARC file (an output an earlier run wrote, which
-// a run is about to write over) and returns the IDs of its records that
-// the seeds name as kept (Seed, SeedFrom: an index, a CDX): the records a
-// later run's revisits may point at. A seed from a CDX, which may have no
-// ID, is known by its URI, date and digest. A file that stops reading as
-// WARC returns the IDs found before, with the error.
-func (d *Deduper) IndexedRecords(r io.Reader, name string) (map[string]bool, error) {
-	rd := warcio.NewReader(r, name)
-	ids := map[string]bool{}
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return ids, nil
-		}
-		if err != nil {
-			return ids, err
-		}
-		if rec.Kind != warcio.KindWARC || !strings.EqualFold(rec.Type(), "response") {
-			continue
-		}
-		dg := rec.Header.Get("WARC-Payload-Digest")
-		if dg == "" {
-			// Kept under the digest computed of its payload (Fact.digest).
-			pay, err := warcio.ReadPayload(rd, nil)
-			if err != nil {
-				continue
-			}
-			dg = pay.Digest
-		}
-		ref, ok, err := d.exact.lookup(dg)
-		if err != nil {
-			return ids, err
-		}
-		id := rec.ID()
-		if ok && ref.seed && (ref.id != "" && ref.id == id ||
-			ref.id == "" && sameURI(ref.uri, rec.Header.Get("WARC-Target-URI")) && ref.date == rec.Header.Get("WARC-Date")) {
-			ids[id] = true
-		}
-	}
-}
-
-// BeginOutput starts the count of the seeded records the next Run keeps
-// again (KeptAgain).
-func (d *Deduper) BeginOutput() { d.keptAgain = nil }
-
-// KeptAgain says whether the Run since BeginOutput kept the seeded record
-// of this ID again, whole (the same record, read from its input again).
-func (d *Deduper) KeptAgain(id string) bool { return d.keptAgain[id] }
-
 // later says whether WARC-Date a is after b. A capture is never made a
 // revisit of a later one: the earliest capture is the one an archive keeps
 // (Heritrix's DeDuplicator and wget --warc-dedup point revisits back in
@@ -175,6 +125,7 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 	if d.ran {
 		return fmt.Errorf("dedup: Seed after Run")
 	}
+	d.seeded = true
 	x := d.nearIdx()
 	pages := make(chan []*near.Page, 16)
 	errc := make(chan error, 1)
@@ -182,6 +133,7 @@ func (d *Deduper) SeedFrom(load func(fn func(*index.Record) error) error) error 
 		defer close(pages)
 		var cur []*near.Page
 		err := load(func(r *index.Record) error {
+			d.nameHeld(r)
 			if r.Gone {
 				// A capture an earlier run replaced; a later kept record of
 				// its URI and digest drops it again.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/warcdedup/warcdedup/dedup"
@@ -40,16 +41,19 @@ func openIndex(dir string, cfg near.Config, d *dedup.Deduper, existing bool) (*i
 	return ix, nil
 }
 
-// keepIndexed gives each job whose output is a file that holds records
-// the index (or the CDX) names as kept a check: the run, which writes over
-// that file (--force), must keep every one of them again, as a run over the
-// same input does. Otherwise the records would be in no file, and later
-// runs' revisits of them would point at nothing (the index cannot take back
-// what it holds). A file that does not read as WARC to its end is not
-// written over: what follows may be such records. The file itself is read for them, by record ID and
-// payload digest: the index's names of outputs are as each run spelled
-// them, from its own working directory.
-func keepIndexed(d *dedup.Deduper, jobs []job) {
+// holdOutputs gives each job whose output is an existing file a check,
+// when the run is seeded (--index, --index-cdx) and so writes over it only
+// with --force: the run must write whole again every record of the file
+// that the index or the CDX names as kept, as a run over the same input
+// does. Otherwise those records would be in no file, and later runs'
+// revisits of them would point at nothing (an index cannot take back what
+// it holds). The file itself is read, before the seeds, for the records
+// they name (dedup.Held): the index's names of outputs are as each run
+// spelled them, from its own working directory. A file that does not read
+// as WARC to its end is not written over: what follows may be such
+// records. It returns each job's Held (nil where the file holds none).
+func holdOutputs(d *dedup.Deduper, jobs []job) []*dedup.Held {
+	held := make([]*dedup.Held, len(jobs))
 	for i := range jobs {
 		j := &jobs[i]
 		if j.out.kind != outFile {
@@ -64,33 +68,25 @@ func keepIndexed(d *dedup.Deduper, jobs []job) {
 			f.Close()
 			continue
 		}
-		ids, err := d.IndexedRecords(f, j.out.name)
+		h, err := d.HoldOutput(f, j.out.name)
 		f.Close()
 		out := j.out.shown()
 		if err != nil {
-			// Records past the point it stops reading may be ones the
-			// index names: it is not written over.
 			j.check = func() error {
 				return fmt.Errorf("output %s does not read as WARC to its end (%v), so it cannot be checked for records the index names: write this run's outputs elsewhere, or remove it (the output is left as it was)", out, err)
 			}
 			continue
 		}
-		if len(ids) == 0 {
-			continue
-		}
+		held[i] = h
 		j.check = func() error {
-			again := 0
-			for id := range ids {
-				if d.KeptAgain(id) {
-					again++
-				}
-			}
-			if again == len(ids) {
+			named, lost, first := h.Lost()
+			if lost == 0 {
 				return nil
 			}
-			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run keeps %d of them again: writing over it would leave the others in no file; write this run's outputs elsewhere (the output is left as it was)", out, len(ids), again)
+			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run would not write %d of them whole again (%s): writing over it would leave them in no file; write this run's outputs elsewhere (the output is left as it was)", out, named, lost, strings.Join(first, ", "))
 		}
 	}
+	return held
 }
 
 // refuseStaged fails when the index holds a staged segment: what a cluster

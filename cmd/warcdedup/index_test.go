@@ -501,3 +501,130 @@ func TestForceOverIndexedEdges(t *testing.T) {
 		}
 	})
 }
+
+// TestForceOverNamedRecords: every record the seeds name as kept protects
+// the output that holds it, whatever names it: an ID the crawl repeats
+// with another payload (in the output or in another), a capture the index
+// holds as kept whole beside its payload's record, a CDX's second line of
+// one payload. A run that would not write each again whole is refused
+// (exit 1), the output as it was; the same input again is not.
+func TestForceOverNamedRecords(t *testing.T) {
+	type step struct {
+		args []string
+		code int
+	}
+	dirs := func(t *testing.T) func(string) string {
+		dir := t.TempDir()
+		p := func(n string) string { return filepath.Join(dir, n) }
+		for _, d := range []string{"c1", "c2", "x", "out"} {
+			if err := os.Mkdir(p(d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	runSteps := func(t *testing.T, p func(string) string, watch string, steps []step) {
+		t.Helper()
+		var before []byte
+		for i, s := range steps {
+			if i == len(steps)-1 {
+				before = mustRead(t, p(watch))
+			}
+			var stderr bytes.Buffer
+			if code := run(append([]string{"-q"}, s.args...), nil, io.Discard, &stderr); code != s.code {
+				t.Fatalf("step %d %q: exit %d, want %d\n%s", i, s.args, code, s.code, stderr.String())
+			}
+		}
+		if !bytes.Equal(mustRead(t, p(watch)), before) {
+			t.Errorf("%s was written over", watch)
+		}
+	}
+	s1, s2, s3 := storyText(21, 12), storyText(22, 12), storyText(23, 12)
+	t.Run("an ID repeated with another payload", func(t *testing.T) {
+		p := dirs(t)
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", s1}, [3]string{uuid(1), "http://a.example/2", s2})
+		htmlWARC(t, p("x/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", s1})
+		runSteps(t, p, "out/a.warc.gz", []step{
+			{[]string{"--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("x/a.warc.gz"), p("out") + "/"}, 1},
+		})
+	})
+	t.Run("an ID repeated in another output", func(t *testing.T) {
+		p := dirs(t)
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", s1})
+		htmlWARC(t, p("c1/b.warc.gz"), 11, [3]string{uuid(1), "http://a.example/2", s2})
+		htmlWARC(t, p("x/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/2", s2})
+		runSteps(t, p, "out/a.warc.gz", []step{
+			{[]string{"--index", p("ix"), p("c1/a.warc.gz"), p("c1/b.warc.gz"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("x/a.warc.gz"), p("out") + "/"}, 1},
+		})
+	})
+	t.Run("a capture kept whole beside its payload's record", func(t *testing.T) {
+		p := dirs(t)
+		// b is taken after a (its first record is later), and holds an
+		// earlier capture of a's payload: kept whole, an index Stays.
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://o.example/p", s1})
+		htmlWARC(t, p("c1/b.warc.gz"), 12, [3]string{uuid(2), "http://o.example/q", s2})
+		earlier := mustRead(t, p("c1/a.warc.gz"))
+		earlier = bytes.Replace(testfs.Plain(t, earlier), []byte("2026-11-01T10:00:00Z"), []byte("2026-11-01T09:00:00Z"), 1)
+		earlier = bytes.Replace(earlier, []byte(uuid(1)), []byte(uuid(3)), 1)
+		b := append(testfs.Plain(t, mustRead(t, p("c1/b.warc.gz"))), earlier...)
+		if err := os.WriteFile(p("c1/b.warc"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		htmlWARC(t, p("x/b.warc"), 12, [3]string{uuid(2), "http://o.example/q", s2})
+		runSteps(t, p, "out/b.warc", []step{
+			{[]string{"--index", p("ix"), p("c1/a.warc.gz"), p("c1/b.warc"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("c1/b.warc"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("x/b.warc"), p("out") + "/"}, 1},
+		})
+		if got := testfs.Plain(t, mustRead(t, p("out/b.warc"))); !bytes.Contains(got, []byte(uuid(3))) {
+			t.Error("the capture kept whole is not in the output")
+		}
+	})
+	t.Run("a CDX's second line of one payload", func(t *testing.T) {
+		p := dirs(t)
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://b.example/", s1})
+		htmlWARC(t, p("c2/a.warc.gz"), 11, [3]string{uuid(5), "http://n.example/", s3})
+		var stderr bytes.Buffer
+		if code := run([]string{"-q", "--cdxj", p("b.cdxj"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		line := strings.TrimSpace(string(mustRead(t, p("b.cdxj"))))
+		// An earlier capture of the payload, at another URI and in another
+		// file, listed first.
+		first := strings.Replace(strings.Replace(line, "b,example)/", "a,example)/", 1), "http://b.example/", "http://a.example/", 1)
+		first = strings.Replace(strings.Replace(first, " 20261101100000 ", " 20261101080000 ", 1), "a.warc.gz", "archA.warc.gz", 1)
+		if first == line || !strings.Contains(first, "archA") {
+			t.Fatalf("CDXJ line not as expected: %s", line)
+		}
+		if err := os.WriteFile(p("two.cdxj"), []byte(first+"\n"+line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runSteps(t, p, "out/a.warc.gz", []step{
+			{[]string{"--force", "--index-cdx", p("two.cdxj"), p("c2/a.warc.gz"), p("out") + "/"}, 1},
+		})
+	})
+}
+
+// TestCDXSelf: a record is never a revisit of its own CDX line, which
+// names it by URI and date to the second, not by ID.
+func TestCDXSelf(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	if err := os.Mkdir(p("c1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", storyText(31, 12)}, [3]string{uuid(2), "http://a.example/2", storyText(32, 12)})
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--cdxj", p("a.cdxj"), p("c1/a.warc.gz"), p("out1") + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"-q", "--index-cdx", p("a.cdxj"), p("c1/a.warc.gz"), p("out2") + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got, want := testfs.Plain(t, mustRead(t, p("out2/a.warc.gz"))), testfs.Plain(t, mustRead(t, p("c1/a.warc.gz"))); !bytes.Equal(got, want) {
+		t.Error("the records were rewritten against their own CDX lines")
+	}
+}

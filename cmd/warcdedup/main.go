@@ -308,6 +308,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		log.Info("inputs are taken in the order of their first record's WARC-Date, so that the earliest capture is kept")
 	}
 	d := dedup.New(cfg.opts)
+	var held []*dedup.Held
+	if *indexDir != "" || *indexCDX != "" {
+		held = holdOutputs(d, jobs)
+	}
 	var ix *index.Index
 	if *indexDir != "" {
 		ix, err = openIndex(*indexDir, cfg.opts.Config, d, cfg.dryRun)
@@ -349,12 +353,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var failed []failure
 	var done []string
 	var written []*output
-	if ix != nil || *indexCDX != "" {
-		keepIndexed(d, jobs)
-	}
 	for i, j := range jobs {
 		d.SetOutput(j.out.name)
-		d.BeginOutput()
+		if held != nil {
+			d.BeginOutput(held[i])
+		}
 		before := d.Stats
 		err := runJob(d, j, cfg, reg, stdin, stdout)
 		if err == nil {
