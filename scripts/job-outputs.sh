@@ -17,6 +17,17 @@ check_outputs() {
 	local dir=${out%/} f o b t k line
 	local -A base=() inkey=()
 	local exist=()
+	# An index given as a flag reaches the map and reduce steps, not the
+	# script: the segment the reduce stages would be neither committed nor
+	# named when the job stops, and apply, which takes no --index, fails.
+	for f in ${WARCDEDUP_FLAGS:-}; do
+		case $f in
+		-index | --index | -index=* | --index=* | -index-cdx* | --index-cdx*)
+			echo "$script: WARCDEDUP_FLAGS holds $f: give the index as WARCDEDUP_INDEX, which the script hands to the steps that read it and commits once every output is written; nothing written" >&2
+			exit 2
+			;;
+		esac
+	done
 	# Without its trailing "/": "FILE/" does not exist, FILE does.
 	if [[ -n $dir && -e $dir && ! -d $dir ]]; then
 		echo "$script: $dir is not a directory: nothing written" >&2

@@ -663,7 +663,7 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	fl, check, quiet := stepFlags("apply", &opts)
 	fl.StringVar(&opts.TempDir, "tmp", "", "directory for temporary files (very large records)")
 	compressFlag := fl.String("compress", "auto", "gzip the output: auto (by the output name), yes or no")
-	force := fl.Bool("force", false, "overwrite outputs that exist")
+	force := fl.Bool("force", false, "overwrite outputs that exist (apply cannot tell which records of an existing output an index names: with decisions of a reduce given --index, write to a new OUTDIR)")
 	cdxjPath := fl.String("cdxj", "", "write a CDXJ index of the files this task writes (pywb's, sorted) to this file; the tasks' indexes merge with LC_ALL=C sort -m")
 	sh := shareFlags(fl)
 	files, code := parseStep(fl, args, stdout, stderr, applyUsage)

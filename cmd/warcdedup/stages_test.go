@@ -1002,47 +1002,54 @@ func TestMapReduceOutputsRefused(t *testing.T) {
 		// returns OUTDIR and the inputs.
 		prep func(t *testing.T, out string) (string, []string)
 		want string
+		// flags is WARCDEDUP_FLAGS.
+		flags string
 	}{
 		{"exists", false, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "day2.warc.gz"), "an unrelated file\n")
 			return out, ins
-		}, "day2.warc.gz already exists; use -f to overwrite; nothing written"},
+		}, "day2.warc.gz already exists; use -f to overwrite; nothing written", ""},
 		{"two exist", false, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "day1.warc.gz"), "an unrelated file\n")
 			put(t, filepath.Join(out, "day3.warc.gz"), "another\n")
 			return out, ins
-		}, "2 outputs already exist; use -f to overwrite them"},
+		}, "2 outputs already exist; use -f to overwrite them", ""},
 		{"directory", false, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "day3.warc.gz", "x"), "in a directory\n")
 			return out, ins
-		}, "day3.warc.gz is a directory; nothing written"},
+		}, "day3.warc.gz is a directory; nothing written", ""},
 		{"directory with -f", true, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "sample.warc.gz", "x"), "in a directory\n")
 			return out, ins
-		}, "sample.warc.gz is a directory; nothing written"},
+		}, "sample.warc.gz is a directory; nothing written", ""},
 		{"an input with -f", true, func(t *testing.T, out string) (string, []string) {
 			return filepath.Dir(ins[0]), ins
-		}, "is the input"},
+		}, "is the input", ""},
 		{"a link to an input with -f", true, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "day2.warc.gz"), "an unrelated file\n")
 			if err := os.Symlink(ins[2], filepath.Join(out, "day1.warc.gz")); err != nil {
 				t.Fatal(err)
 			}
 			return out, ins
-		}, "day1.warc.gz is the input " + ins[2] + ": nothing written"},
+		}, "day1.warc.gz is the input " + ins[2] + ": nothing written", ""},
 		{"one base name", false, func(t *testing.T, out string) (string, []string) {
 			return out, append(slices.Clone(ins), twin)
-		}, ins[1] + " and " + twin + " would both write"},
+		}, ins[1] + " and " + twin + " would both write", ""},
 		// With an index, an output written over may hold records the
 		// index names, which the apply tasks cannot check.
 		{"exists, -f and an index", true, func(t *testing.T, out string) (string, []string) {
 			put(t, filepath.Join(out, "day2.warc.gz"), "an earlier job's output\n")
 			return out, ins
-		}, "day2.warc.gz already exists, and with WARCDEDUP_INDEX -f could write over records the index names"},
+		}, "day2.warc.gz already exists, and with WARCDEDUP_INDEX -f could write over records the index names", ""},
 		{"OUTDIR a file", false, func(t *testing.T, out string) (string, []string) {
 			put(t, out, "an unrelated file\n")
 			return out, ins
-		}, "is not a directory: nothing written"},
+		}, "is not a directory: nothing written", ""},
+		// An index among the steps' flags: the script would neither commit
+		// nor name what the reduce staged.
+		{"an index in WARCDEDUP_FLAGS", false, func(t *testing.T, out string) (string, []string) {
+			return out, ins
+		}, "WARCDEDUP_FLAGS holds --index=", "--lenient --index=" + filepath.Join(t.TempDir(), "ix2")},
 	} {
 		for _, script := range []string{"mapreduce-local.sh", "mapreduce-slurm.sh"} {
 			t.Run(script+"/"+c.name, func(t *testing.T) {
@@ -1056,7 +1063,7 @@ func TestMapReduceOutputsRefused(t *testing.T) {
 				cmd := exec.Command("bash", append(append(args, in...), out+"/")...)
 				cmd.Env = append(os.Environ(), mainEnv+"=1", "REAL="+os.Args[0], "MARKS="+marks,
 					"WARCDEDUP="+filepath.Join(bin, "warcdedup"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-					"WARCDEDUP_INDEX="+index, "TMPDIR="+t.TempDir(), "WORKDIR=")
+					"WARCDEDUP_INDEX="+index, "TMPDIR="+t.TempDir(), "WORKDIR=", "WARCDEDUP_FLAGS="+c.flags)
 				o, err := cmd.CombinedOutput()
 				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(o), c.want) {
 					t.Errorf("%v, want exit 2 and %q\n%s", err, c.want, o)
