@@ -169,6 +169,13 @@ func analyzePage(a *near.Analyzer, it *item) {
 		it.encodingCut = true
 		return
 	}
+	if it.pay.Cut || len(body) >= maxAnalysed {
+		// Analysed in part: its page would say nothing of the text after
+		// the cap, which a near revisit would throw away (two captures
+		// alike in their first 4 MiB and not after). It has no page: only
+		// an exact duplicate replaces it.
+		return
+	}
 	it.page = a.Page(body, it.pay.HTTP.Get("Content-Type"), it.rec.Header.Get("WARC-Target-URI"))
 }
 

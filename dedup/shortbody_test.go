@@ -183,3 +183,37 @@ func capturesOfStory(t *testing.T, blocks [2]string) *bytes.Buffer {
 	}
 	return &in
 }
+
+// TestAnalysedInPart: two captures of a page longer than the analysis cap
+// (maxAnalysed), alike in their first 4.5 MB and not in the rest, are
+// both kept: the page of the first 4 MiB cannot tell what a near revisit
+// would throw away.
+func TestAnalysedInPart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 5 MB pages")
+	}
+	var common strings.Builder
+	for i := 0; common.Len() < 4_500_000; i++ {
+		fmt.Fprintf(&common, "<p>Paragraph %d of the long report says the committee met on day %d and agreed on the next step.</p>\n", i, i%97)
+	}
+	tail := func(v int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 300_000; i++ {
+			fmt.Fprintf(&b, "<p>Annex %d, part %d: the figures of this edition differ from those of the other one.</p>\n", v, i)
+		}
+		return b.String()
+	}
+	var blocks [2]string
+	for i := range blocks {
+		body := "<html><body><article>" + common.String() + tail(i) + "</article></body></html>"
+		blocks[i] = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	in := capturesOfStory(t, blocks)
+	outs, st, _ := oneMachine(t, DefaultOptions(), []string{"in.warc"}, [][]byte{in.Bytes()}, false)
+	if r := st.Out["revisit"]; r != 0 {
+		t.Errorf("%d revisits, want both captures kept", r)
+	}
+	if !bytes.Equal(outs[0], in.Bytes()) {
+		t.Error("the output is not the input")
+	}
+}
