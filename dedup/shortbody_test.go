@@ -142,6 +142,7 @@ func TestEncodingCut(t *testing.T) {
 		{"gzip, two members", capture{gz(full[:len(full)/2]) + gz(full[len(full)/2:]), "gzip"}, capture{gz(later), "gzip"}, 1, 0},
 		// A second member that starts and stops short: cut.
 		{"gzip, cut in its second member", capture{gz(full[:len(full)*9/10]) + cut(gz(full[len(full)*9/10:])), "gzip"}, capture{gz(later), "gzip"}, 0, 1},
+		{"gzip, cut in its second member's header", capture{gz(full[:len(full)*9/10]) + gz(full[len(full)*9/10:])[:5], "gzip"}, capture{gz(later), "gzip"}, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var blocks [2]string

@@ -497,7 +497,17 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 			return n, err
 		}
 		// A member ended whole: the next, if the bytes left start one.
-		if g.rest.Len() == 0 || g.cur.Reset(g.rest) != nil {
+		if g.rest.Len() == 0 {
+			return n, io.EOF
+		}
+		var magic [3]byte
+		m, _ := g.rest.ReadAt(magic[:], g.rest.Size()-int64(g.rest.Len()))
+		if err := g.cur.Reset(g.rest); err != nil {
+			if m >= 2 && magic[0] == 0x1f && magic[1] == 0x8b && (m == 2 || magic[2] == 8) &&
+				(errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF) {
+				// A member's header that stops short: cut in transfer.
+				return n, io.ErrUnexpectedEOF
+			}
 			return n, io.EOF
 		}
 		g.cur.Multistream(false)
