@@ -28,9 +28,25 @@ type Held struct {
 }
 
 type heldRecord struct {
-	id, uri     string
-	named, kept bool
+	id, uri string
+	// byID, byCapture: a seed names it by ID, one without an ID by its
+	// capture; keptID, keptCapture: the Run wrote whole a record of its
+	// ID and payload, of its capture. A record named by ID is written
+	// again only as itself; one named by capture also as another record
+	// of that URI, second and payload, which serves the seed's revisits
+	// as well.
+	byID, byCapture, keptID, keptCapture bool
 }
+
+// heldMark is what a key marks on the records that have it.
+type heldMark uint8
+
+const (
+	namedByID heldMark = iota
+	namedByCapture
+	writtenByID
+	writtenByCapture
+)
 
 // heldKey is one of a record's two names (see Held).
 type heldKey struct {
@@ -47,12 +63,23 @@ func heldByCapture(uri, date, digest string) heldKey {
 }
 
 // secondOf spells a WARC-Date to the second, as a CDX timestamp has it.
+// A date that is not RFC 3339 (no zone, minutes only, a day) is its first
+// 14 digits, padded as index.ReadCDX pads a shorter timestamp, as a CDX
+// indexer makes a timestamp of it.
 func secondOf(date string) string {
-	t, err := time.Parse(time.RFC3339Nano, date)
-	if err != nil {
+	if t, err := time.Parse(time.RFC3339Nano, date); err == nil {
+		return t.UTC().Format("20060102150405")
+	}
+	var b []byte
+	for i := 0; i < len(date) && len(b) < 14; i++ {
+		if c := date[i]; '0' <= c && c <= '9' {
+			b = append(b, c)
+		}
+	}
+	if len(b) < 4 {
 		return date
 	}
-	return t.UTC().Format("20060102150405")
+	return string(b) + "00000101000000"[len(b):]
 }
 
 // HoldOutput reads an existing output file that the runs to come will
@@ -100,14 +127,19 @@ func (d *Deduper) HoldOutput(r io.Reader, name string) (*Held, error) {
 
 func (h *Held) add(k heldKey, n int32) { h.keys[k] = append(h.keys[k], n) }
 
-// mark sets named (kept false) or kept (kept true) on the records with
-// key k.
-func (h *Held) mark(k heldKey, kept bool) {
+// mark marks the records with key k.
+func (h *Held) mark(k heldKey, m heldMark) {
 	for _, n := range h.keys[k] {
-		if kept {
-			h.recs[n].kept = true
-		} else {
-			h.recs[n].named = true
+		r := &h.recs[n]
+		switch m {
+		case namedByID:
+			r.byID = true
+		case namedByCapture:
+			r.byCapture = true
+		case writtenByID:
+			r.keptID = true
+		case writtenByCapture:
+			r.keptCapture = true
 		}
 	}
 }
@@ -117,25 +149,26 @@ func (d *Deduper) nameHeld(r *index.Record) {
 	if len(d.held) == 0 || r.Gone {
 		return
 	}
-	var k heldKey
-	if r.ID != "" {
-		k = heldByID(r.ID, r.Digest)
-	} else {
-		k = heldByCapture(r.URI, r.Date, r.Digest)
+	k, m := heldByID(r.ID, r.Digest), namedByID
+	if r.ID == "" {
+		k, m = heldByCapture(r.URI, r.Date, r.Digest), namedByCapture
 	}
 	for _, h := range d.held {
-		h.mark(k, false)
+		h.mark(k, m)
 	}
 }
 
 // keptHeld marks the records of the output being written over that the
-// current Run writes whole again, as f: the same ID and payload, or the
-// same capture.
+// current Run writes whole again as the response of f, whatever its class
+// (a record too small to deduplicate is written whole all the same).
 func (d *Deduper) keptHeld(f *Fact) {
+	if f.kind != "response" || f.heldDigest == "" {
+		return
+	}
 	for _, h := range d.held {
 		if h.cur {
-			h.mark(heldByID(f.id, f.digest), true)
-			h.mark(heldByCapture(f.uri, f.date, f.digest), true)
+			h.mark(heldByID(f.id, f.heldDigest), writtenByID)
+			h.mark(heldByCapture(f.heldURI, f.heldDate, f.heldDigest), writtenByCapture)
 		}
 	}
 }
@@ -155,11 +188,11 @@ func (d *Deduper) BeginOutput(h *Held) {
 // of the first few of them.
 func (h *Held) Lost() (named, lost int, first []string) {
 	for _, r := range h.recs {
-		if !r.named {
+		if !r.byID && !r.byCapture {
 			continue
 		}
 		named++
-		if !r.kept {
+		if r.byID && !r.keptID || r.byCapture && !r.keptCapture && !r.keptID {
 			if lost++; lost <= 3 {
 				first = append(first, r.uri+" "+r.id)
 			}

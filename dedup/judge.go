@@ -63,6 +63,9 @@ type Fact struct {
 	// later, if set, analyses the page when the decision needs it (see
 	// Deduper.exactCopy).
 	later func(f *Fact) error
+	// For an output written over (Held), of any response: its payload
+	// digest as recorded (or computed), URI and date. Not carried over.
+	heldDigest, heldURI, heldDate string
 }
 
 // factOf makes the Fact of an item read (and analysed) by the pipeline.
@@ -71,6 +74,13 @@ func (d *Deduper) factOf(it *item) *Fact {
 	f := &Fact{Offset: rec.PlainOffset, kind: kindName(rec), size: it.raw.Size, id: rec.ID()}
 	if f.problems = warcio.Validate(rec); len(f.problems) > 0 {
 		f.nonconforming = true
+	}
+	if len(d.held) > 0 {
+		f.heldDigest = rec.Header.Get("WARC-Payload-Digest")
+		if f.heldDigest == "" && pay != nil {
+			f.heldDigest = pay.Digest
+		}
+		f.heldURI, f.heldDate = rec.Header.Get("WARC-Target-URI"), rec.Header.Get("WARC-Date")
 	}
 	if referring(rec) {
 		// Passed through as it is; uri and digest are the original it names.
@@ -161,7 +171,7 @@ func (d *Deduper) judge(name string, f *Fact, outOff int64) (Decision, error) {
 	if err == nil && f.nonconforming && dec.act != actPass {
 		d.Stats.NonconformingReplaced++
 	}
-	if err == nil && dec.act == actPass && f.cls == clsEligible && len(d.held) > 0 {
+	if err == nil && dec.act == actPass && len(d.held) > 0 {
 		d.keptHeld(f)
 	}
 	return dec, err

@@ -83,7 +83,7 @@ func holdOutputs(d *dedup.Deduper, jobs []job) []*dedup.Held {
 			if lost == 0 {
 				return nil
 			}
-			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run would not write %d of them whole again (%s): writing over it would leave them in no file; write this run's outputs elsewhere (the output is left as it was)", out, named, lost, strings.Join(first, ", "))
+			return fmt.Errorf("output %s holds %d records an earlier run kept, which the index names for later runs' revisits, and this run would not write %d of them whole again into it (%s): the index's revisits would name records no longer where it says; write this run's outputs elsewhere (the output is left as it was)", out, named, lost, strings.Join(first, ", "))
 		}
 	}
 	return held

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -583,6 +584,49 @@ func TestForceOverNamedRecords(t *testing.T) {
 			t.Error("the capture kept whole is not in the output")
 		}
 	})
+	// plainWith writes the plain form of gzipped WARC src to dst, with
+	// each old string replaced by its new one, once.
+	plainWith := func(t *testing.T, src, dst string, oldNew ...string) {
+		t.Helper()
+		b := testfs.Plain(t, mustRead(t, src))
+		for i := 0; i < len(oldNew); i += 2 {
+			if !bytes.Contains(b, []byte(oldNew[i])) {
+				t.Fatalf("%s holds no %q", src, oldNew[i])
+			}
+			b = bytes.Replace(b, []byte(oldNew[i]), []byte(oldNew[i+1]), 1)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("another capture of the URI, second and payload", func(t *testing.T) {
+		// The index names X by its ID; Y, captured earlier in the same
+		// second, is kept whole beside it: X is not written again.
+		p := dirs(t)
+		htmlWARC(t, p("c1/x.warc.gz"), 10, [3]string{uuid(1), "http://a.example/", s1})
+		plainWith(t, p("c1/x.warc.gz"), p("c1/a.warc"), "2026-11-01T10:00:00Z", "2026-11-01T10:00:00.5Z")
+		plainWith(t, p("c1/x.warc.gz"), p("x/a.warc"), "2026-11-01T10:00:00Z", "2026-11-01T10:00:00.2Z", uuid(1), uuid(2))
+		runSteps(t, p, "out/a.warc", []step{
+			{[]string{"--index", p("ix"), p("c1/a.warc"), p("out") + "/"}, 0},
+			{[]string{"--force", "--index", p("ix"), p("x/a.warc"), p("out") + "/"}, 1},
+		})
+	})
+	t.Run("a record too small to deduplicate", func(t *testing.T) {
+		// Written whole as any record is: a run over the same input with
+		// a larger --min-size writes every named record again.
+		p := dirs(t)
+		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", s1}, [3]string{uuid(2), "http://a.example/2", s2})
+		var stderr bytes.Buffer
+		for _, args := range [][]string{
+			{"-q", "--cdxj", p("a.cdxj"), "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"},
+			{"-q", "--force", "--min-size", "1000000", "--index-cdx", p("a.cdxj"), p("c1/a.warc.gz"), p("out") + "/"},
+			{"-q", "--force", "--min-size", "1000000", "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"},
+		} {
+			if code := run(args, nil, io.Discard, &stderr); code != 0 {
+				t.Fatalf("%q: exit %d: %s", args, code, stderr.String())
+			}
+		}
+	})
 	t.Run("a CDX's second line of one payload", func(t *testing.T) {
 		p := dirs(t)
 		htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://b.example/", s1})
@@ -627,4 +671,37 @@ func TestCDXSelf(t *testing.T) {
 	if got, want := testfs.Plain(t, mustRead(t, p("out2/a.warc.gz"))), testfs.Plain(t, mustRead(t, p("c1/a.warc.gz"))); !bytes.Equal(got, want) {
 		t.Error("the records were rewritten against their own CDX lines")
 	}
+	// A WARC-Date that is not RFC 3339 (no zone): the CDX's timestamp is
+	// its digits.
+	plain := bytes.Replace(testfs.Plain(t, mustRead(t, p("c1/a.warc.gz"))), []byte("2026-11-01T10:00:00Z"), []byte("2026-11-01T10:00:00"), 1)
+	if err := os.WriteFile(p("c1/b.warc"), plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cdx := "example,a)/1 20261101100000 {\"url\": \"http://a.example/1\", \"status\": \"200\", \"digest\": \"" + cdxDigest(t, p("a.cdxj"), "example,a)/1 ") + "\"}\n"
+	if err := os.WriteFile(p("b.cdxj"), []byte(cdx), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"-q", "--index-cdx", p("b.cdxj"), p("c1/b.warc"), p("out3") + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !bytes.Equal(mustRead(t, p("out3/b.warc")), plain) {
+		t.Error("a record dated without a zone was rewritten against its own CDX line")
+	}
+}
+
+// cdxDigest returns the digest of the CDXJ line of file name that starts
+// with prefix.
+func cdxDigest(t *testing.T, name, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(string(mustRead(t, name)), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			var j struct{ Digest string }
+			if err := json.Unmarshal([]byte(l[strings.IndexByte(l, '{'):]), &j); err != nil {
+				t.Fatal(err)
+			}
+			return j.Digest
+		}
+	}
+	t.Fatalf("%s has no line %q", name, prefix)
+	return ""
 }
