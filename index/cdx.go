@@ -132,10 +132,11 @@ func ReadCDX(r io.Reader, name string, fn func(*Record) error) error {
 	return nil
 }
 
-// cdxDate turns a CDX timestamp (14 digits, or fewer) into a WARC-Date; ""
-// if it is not one.
+// cdxDate turns a CDX timestamp (14 digits, fewer, or more for fractions
+// of a second, as Heritrix's 17) into a WARC-Date to the second; "" if it
+// is not one.
 func cdxDate(ts string) string {
-	if len(ts) < 4 || len(ts) > 14 {
+	if len(ts) < 4 || len(ts) > 20 {
 		return ""
 	}
 	for _, c := range ts {
@@ -143,6 +144,7 @@ func cdxDate(ts string) string {
 			return ""
 		}
 	}
+	ts = ts[:min(len(ts), 14)]
 	ts += "00000101000000"[len(ts):]
 	return ts[0:4] + "-" + ts[4:6] + "-" + ts[6:8] + "T" + ts[8:10] + ":" + ts[10:12] + ":" + ts[12:14] + "Z"
 }

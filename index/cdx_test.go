@@ -19,6 +19,8 @@ http://x.org/robots.txt 20240102030405 http://x.org/robots.txt text/html 404 EYL
 		{"pywb cdxj, a revisit skipped", `org,x)/ 20240102030405 {"url": "http://x.org/", "mime": "text/html", "status": "200", "digest": "sha1:AAAA", "length": "900", "offset": "12", "filename": "a.warc.gz"}
 org,x)/ 20240103030405 {"url": "http://x.org/", "mime": "warc/revisit", "status": "200", "digest": "sha1:AAAA", "offset": "999", "filename": "b.warc.gz"}
 `, []Record{{URI: "http://x.org/", Date: "2024-01-02T03:04:05Z", Digest: "sha1:AAAA", File: "a.warc.gz", Offset: 12}}, false},
+		{"a 17-digit timestamp (milliseconds, as Heritrix's logs)", `org,x)/ 20240102030405678 {"url": "http://x.org/", "status": "200", "digest": "sha1:AAAA"}
+`, []Record{{URI: "http://x.org/", Date: "2024-01-02T03:04:05Z", Digest: "sha1:AAAA"}}, false},
 		{"no legend", "http://x.org/ 20240102030405 x\n", nil, true},
 		{"wrong field count", " CDX a b k\nhttp://x.org/ 2024\n", nil, true},
 	} {
