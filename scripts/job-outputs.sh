@@ -22,7 +22,11 @@ check_outputs() {
 	# named when the job stops, and apply, which takes no --index, fails.
 	for f in ${WARCDEDUP_FLAGS:-}; do
 		case $f in
-		-index | --index | -index=* | --index=* | -index-cdx* | --index-cdx*)
+		-index-cdx* | --index-cdx*)
+			echo "$script: WARCDEDUP_FLAGS holds $f: the steps take no CDX; a cluster job deduplicates against an index of earlier runs given as WARCDEDUP_INDEX; nothing written" >&2
+			exit 2
+			;;
+		-index | --index | -index=* | --index=*)
 			echo "$script: WARCDEDUP_FLAGS holds $f: give the index as WARCDEDUP_INDEX, which the script hands to the steps that read it and commits once every output is written; nothing written" >&2
 			exit 2
 			;;
