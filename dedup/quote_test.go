@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,60 @@ func TestQuotedWireStory(t *testing.T) {
 				t.Errorf("the page %s the story, want contains", dup.Direction)
 			}
 			// The rounds decide the same.
+			facts := mapWARC(t, in, &opts)
+			decided, _ := runRounds(t, opts, facts)
+			_, decs := roundPairs(t, facts, decided)
+			if got := decs["<urn:uuid:page>"].act == actNear; got != replaced {
+				t.Errorf("the rounds replace the page: %v, one machine: %v", got, replaced)
+			}
+		})
+	}
+}
+
+// TestQuotedShortStory: a page of several paragraphs of its own around a
+// short kept story (three sentences, fewer signatures than a containment's
+// smaller side) is kept whole, a containment; a copy of the story with a
+// paragraph of other text is a near duplicate.
+func TestQuotedShortStory(t *testing.T) {
+	for _, c := range []struct {
+		seed     uint64
+		own      int // sentences of the page's own
+		wantKind string
+	}{
+		{49, 6, "containment"},
+		{50, 7, "containment"},
+		{56, 7, "containment"},
+		{50, 3, "duplicate"},
+	} {
+		t.Run(fmt.Sprintf("story %d, %d sentences of its own", c.seed, c.own), func(t *testing.T) {
+			wire := story(c.seed, 3, 0)
+			page := "<!doctype html><html><head><title>Comment</title></head><body><article><h1>What the report means</h1>" +
+				paragraphsOf(story(200+c.seed, c.own, 0)) + paragraphsOf(wire) + "</article></body></html>"
+			in := responsesWARC(t, false,
+				response{id: "<urn:uuid:wire>", uri: "http://wire.example/story", body: wire},
+				response{id: "<urn:uuid:page>", uri: "http://paper.example/comment", body: page})
+			var out, rep bytes.Buffer
+			opts := DefaultOptions()
+			opts.Report = &rep
+			d := New(opts)
+			if err := d.Run(bytes.NewReader(in), "in.warc", &out, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var dup Duplicate
+			line, _, _ := strings.Cut(rep.String(), "\n")
+			if err := json.Unmarshal([]byte(line), &dup); err != nil {
+				t.Fatalf("report %q: %v", rep.String(), err)
+			}
+			if dup.KeptSignatures >= 20 {
+				t.Fatalf("the story has %d signatures: not a short one", dup.KeptSignatures)
+			}
+			replaced := d.Stats.NearRevisits == 1
+			if dup.Kind != c.wantKind || replaced != (c.wantKind == "duplicate") {
+				t.Errorf("report %+v, %d near revisits: want a %s", dup, d.Stats.NearRevisits, c.wantKind)
+			}
 			facts := mapWARC(t, in, &opts)
 			decided, _ := runRounds(t, opts, facts)
 			_, decs := roundPairs(t, facts, decided)
