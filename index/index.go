@@ -57,6 +57,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -609,6 +610,11 @@ func (ix *Index) NewWriter(inputs []string) (*Writer, error) {
 	w.write([]byte(segMagic))
 	return w, w.err
 }
+
+// SetInputs names the inputs of the run the segment is from, when they
+// are known only once its records are written (the resolve round learns
+// the files' names as their lines come).
+func (w *Writer) SetInputs(inputs []string) { w.seg.Inputs = slices.Clone(inputs) }
 
 func (w *Writer) write(b []byte) {
 	if w.err != nil {

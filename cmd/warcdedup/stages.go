@@ -1343,7 +1343,10 @@ func runRound(name string, opts dedup.Options, indexDir, reportPath string, forc
 			return indexExit(err)
 		}
 		// Staged last; a signal before the round counts itself done
-		// discards it, as the one-task reduce does.
+		// discards it, as the one-task reduce does. The round has read
+		// every file's name by now, not only those before the first
+		// record it kept.
+		w.SetInputs(r.Inputs())
 		err := reg.undoable(w.Stage, discardStaged(ix, indexDir, "warcdedup reduce --round "+name, stderr))
 		w = nil
 		if err != nil {

@@ -579,6 +579,17 @@ func TestMapReduceIndex(t *testing.T) {
 			if c := count(a.String()); c == "" || c != count(b.String()) {
 				t.Errorf("the runs' index holds %q, the jobs' %q", c, count(b.String()))
 			}
+			// Each segment names as many inputs as its job had.
+			inputs := func(s string) []string {
+				var n []string
+				for _, m := range regexp.MustCompile(`, from \S+( and \d+ more)?\n`).FindAllStringSubmatch(s, -1) {
+					n = append(n, m[1])
+				}
+				return n
+			}
+			if x, y := inputs(a.String()), inputs(b.String()); len(x) != len(jobs) || !slices.Equal(x, y) {
+				t.Errorf("the runs' segments name inputs %q, the jobs' %q", x, y)
+			}
 		})
 	}
 }
