@@ -146,6 +146,9 @@ type Segment struct {
 	Bytes   int64     `json:"bytes"`
 	CRC32C  uint32    `json:"crc32c"`
 	Inputs  []string  `json:"inputs,omitempty"`
+	// Format is the format the segment was written in; 0 for one written
+	// before segments said it (format 2 or older: no Record.Stays).
+	Format int `json:"format,omitempty"`
 }
 
 type manifest struct {
@@ -479,6 +482,19 @@ func (ix *Index) Unmake() error {
 // Segments lists the index's segments, oldest first.
 func (ix *Index) Segments() []Segment { return append([]Segment(nil), ix.man.Segments...) }
 
+// WithoutStays is how many of the index's segments were written before
+// format 3: they do not list the captures their runs kept whole beside
+// their payload's kept record (Record.Stays).
+func (ix *Index) WithoutStays() int {
+	n := 0
+	for _, s := range ix.man.Segments {
+		if s.Format < 3 {
+			n++
+		}
+	}
+	return n
+}
+
 // Dir is the index's directory.
 func (ix *Index) Dir() string { return ix.dir }
 
@@ -733,6 +749,7 @@ func (ix *Index) commit(seg Segment, from string, keep bool) error {
 	}
 	crashPoint("segment-renamed")
 	seg.Created = time.Now().UTC().Truncate(time.Second)
+	seg.Format = Format
 	man := ix.man
 	man.Format, man.Analysis = Format, ix.analysis
 	man.Segments = append(append([]Segment(nil), man.Segments...), seg)

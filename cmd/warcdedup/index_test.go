@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -704,4 +705,43 @@ func cdxDigest(t *testing.T, name, prefix string) string {
 	}
 	t.Fatalf("%s has no line %q", name, prefix)
 	return ""
+}
+
+// TestForceOverOldIndex: an index with runs of an older format (no
+// captures kept whole listed) warns that the output check cannot see
+// them, when an output is written over.
+func TestForceOverOldIndex(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	if err := os.Mkdir(p("c1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	htmlWARC(t, p("c1/a.warc.gz"), 10, [3]string{uuid(1), "http://a.example/1", storyText(41, 12)})
+	var stderr bytes.Buffer
+	if code := run([]string{"-q", "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	again := func() string {
+		var stderr bytes.Buffer
+		if code := run([]string{"--force", "--index", p("ix"), p("c1/a.warc.gz"), p("out") + "/"}, nil, io.Discard, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		return stderr.String()
+	}
+	const warning = "runs written by an older warcdedup"
+	if s := again(); strings.Contains(s, warning) {
+		t.Errorf("warned with an index of this format:\n%s", s)
+	}
+	// The runs' segments as an older version wrote them: no format.
+	man := mustRead(t, p("ix/MANIFEST"))
+	old := regexp.MustCompile(`,\s*"format":\s*3\s*}`).ReplaceAll(man, []byte("}"))
+	if bytes.Equal(old, man) {
+		t.Fatalf("MANIFEST names no segment's format:\n%s", man)
+	}
+	if err := os.WriteFile(p("ix/MANIFEST"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := again(); !strings.Contains(s, warning) {
+		t.Errorf("no warning with segments of an older format:\n%s", s)
+	}
 }

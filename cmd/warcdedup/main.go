@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -331,6 +332,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		if ix != nil {
 			defer ix.Close()
+			if n := ix.WithoutStays(); n > 0 && slices.ContainsFunc(held, func(h *dedup.Held) bool { return h != nil }) {
+				// Their runs' captures kept whole beside their payload's
+				// record are not listed: the output check cannot see them.
+				log.Warn("the index holds runs written by an older warcdedup, which do not list the captures they kept whole beside their payload's kept record: an output written over (--force) may hold such captures, which later revisits name and this run cannot protect",
+					"index", *indexDir, "runs", n)
+			}
 		}
 	}
 	if *indexCDX != "" {
