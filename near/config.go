@@ -83,8 +83,9 @@ type Config struct {
 	OtherURLTau float64
 	// OwnText: a near duplicate of a page of the same site replaces the page
 	// only if fewer than this many of the page's content signatures (or
-	// under 1/ownTextShare of them, if that is more) are not in the kept
-	// page; with more, Match says the page is to be kept and why (0: off).
+	// under 1/ownTextShare of them, if that is more, up to ownTextMost times
+	// this many) are not in the kept page; with more, Match says the page is
+	// to be kept and why (0: off).
 	// See weakEvidence.
 	OwnText int
 	// MainText takes spot signatures from the blocks of a page that read as

@@ -340,6 +340,10 @@ func TestOwnTextTier(t *testing.T) {
 		{"at another URL", 20, page("blog.example", "http://blog.example/a", 300, 0), page("blog.example", "http://blog.example/b", 300, 25), false},
 		{"under 1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 32), true},
 		{"1/32 of a long page", 20, page("blog.example", "http://blog.example/", 1000, 0), page("blog.example", "http://blog.example/", 1000, 33), false},
+		// Two paragraphs are kept whatever the page's length: a live blog's
+		// two new stories among fifty.
+		{"39 under 1/32 of a longer page", 20, page("blog.example", "http://blog.example/", 2000, 0), page("blog.example", "http://blog.example/", 2000, 39), true},
+		{"two paragraphs under 1/32 of a longer page", 20, page("blog.example", "http://blog.example/", 5000, 0), page("blog.example", "http://blog.example/", 5000, 93), false},
 		{"another site", 20, page("wire.example", "http://wire.example/a", 300, 0), page("paper.example", "http://paper.example/a", 300, 40), true},
 		// WCXB's two versions of a handbook chapter, Jaccard 243/579 = 0.42.
 		{"another site, the old version", 20, doc("docs.example", "http://docs.example/2/generics", 243, 269, 50000), doc("preview.example", "http://preview.example/generics", 243, 67, 90000), false},

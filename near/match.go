@@ -117,8 +117,14 @@ func (x *Index) weakEvidence(m *Match) string {
 
 // ownTextShare: a page's own text keeps it only if it is at least
 // 1/ownTextShare of its content signatures as well as Config.OwnText of
-// them, so that a long page's few changed sentences do not.
-const ownTextShare = 32
+// them, so that a long page's few changed sentences do not; but
+// ownTextMost times Config.OwnText (two paragraphs, about 280 words) keeps
+// it whatever its length: a live blog's two new stories among fifty are
+// text no other capture holds.
+const (
+	ownTextShare = 32
+	ownTextMost  = 2
+)
 
 // defaultOwnText is Config.OwnText's default.
 const defaultOwnText = 20
@@ -138,7 +144,7 @@ const defaultOwnText = 20
 // SpotSigs only.
 func (x *Index) ownText(m *Match) bool {
 	return x.cfg.OwnText > 0 && m.Relation == SameSite && m.Method == famMethod[famSpots] &&
-		m.Own >= x.cfg.OwnText && ownTextShare*m.Own >= m.Sigs
+		m.Own >= x.cfg.OwnText && (ownTextShare*m.Own >= m.Sigs || m.Own >= ownTextMost*x.cfg.OwnText)
 }
 
 // crossOwnShare and crossOwnMost bound twoDocuments: each page's own text
