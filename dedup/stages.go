@@ -132,6 +132,13 @@ func (d *Deduper) applyOne(name string, it *item, w *warcio.Writer) error {
 		if f := d.factOf(it); f.cls != clsEligible || foldDigest(f.digest) != foldDigest(dec.digest) {
 			return fmt.Errorf("dedup: %s: record %s at offset %d is not the one its decision was made for", name, it.rec.ID(), off)
 		}
+		// A revisit of itself would leave its payload in no file: the
+		// decision was made for another record of this payload and offset
+		// (lines moved between files). A record that repeats an earlier
+		// record's ID (repeat) may name that one.
+		if k := dec.keptRef(); k.id != "" && k.id == it.rec.ID() && dec.repeat == 0 {
+			return fmt.Errorf("dedup: %s: the decision for record %s at offset %d names the record itself as its kept copy: it was made for another record", name, it.rec.ID(), off)
+		}
 		d.Stats.add(&d.Stats.Out, "revisit")
 		if dec.act == actExact {
 			d.Stats.Revisits++
@@ -566,4 +573,12 @@ func (dec *Decision) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("dedup: reading a decision: %w", r.err)
 	}
 	return nil
+}
+
+// keptRef is the kept record a revisit decision names.
+func (dec *Decision) keptRef() ref {
+	if dec.act == actNear {
+		return dec.m.kept
+	}
+	return dec.kept
 }

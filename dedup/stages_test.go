@@ -193,13 +193,16 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 	opts := DefaultOptions()
 	opts.MinSize = 64
 	j := New(opts)
-	var decs []Decision
-	for i, in := range files[:3] {
+	var decs, all []Decision
+	for i, in := range files {
 		m := New(opts)
 		if err := m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
 			dec, err := j.Judge(names[i], f)
 			if i == 2 && !dec.Pass() {
 				decs = append(decs, dec)
+			}
+			if !dec.Pass() {
+				all = append(all, dec)
 			}
 			return err
 		}); err != nil {
@@ -225,6 +228,31 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 	if err := apply(files[2], decs...); err != nil {
 		t.Fatalf("the file's own decisions: %v", err)
 	}
+	// A revisit decision moved onto its kept record (the same payload), at
+	// that record's offset in its file.
+	var self Decision
+	var selfIn []byte
+	for _, dec := range all {
+		if dec.act != actExact || dec.repeat != 0 {
+			continue
+		}
+		for i, in := range files {
+			m := New(opts)
+			m.Map(bytes.NewReader(in), names[i], func(f *Fact) error {
+				if f.id == dec.kept.id && selfIn == nil {
+					self, selfIn = dec, in
+					self.Offset = f.Offset
+				}
+				return nil
+			})
+		}
+		if selfIn != nil {
+			break
+		}
+	}
+	if selfIn == nil {
+		t.Fatal("no exact revisit decision whose kept record is in the files")
+	}
 	shifted := decs[0]
 	shifted.Offset++
 	past := decs[0]
@@ -238,6 +266,7 @@ func TestApplyRefusesOtherDecisions(t *testing.T) {
 		{"no record there", files[2], shifted, "where no record starts"},
 		{"past the end", files[2], past, "past the file's last record"},
 		{"another file", files[4], decs[0], "not the one its decision was made for"},
+		{"the kept record itself", selfIn, self, "names the record itself as its kept copy"},
 	} {
 		err := apply(tc.in, tc.dec)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
