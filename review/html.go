@@ -379,14 +379,20 @@ func (p *page) texts(d dedup.Duplicate) {
 		p.f("<p class=\"n\">Texts compared over their first %d bytes.</p>\n", p.opts.MaxText)
 	}
 	ops := diffWords(wa, wb)
-	p.diff(ops, wa, wb)
+	// A containment's page is kept whole too: it is the other page, not a
+	// duplicate.
+	right := "duplicate"
+	if d.Kind == "containment" {
+		right = "page kept whole"
+	}
+	p.diff(ops, wa, wb, right)
 }
 
 // diff writes the ops as a two-column table, a (the kept text) on the left
 // with its own words in del, b (the duplicate's) on the right with its own in
 // ins: changes with Context words of
 // equal text around them, longer equal runs collapsed to a count.
-func (p *page) diff(ops []op, a, b []string) {
+func (p *page) diff(ops []op, a, b []string, right string) {
 	changed := false
 	for _, o := range ops {
 		if o.kind != opEqual {
@@ -403,7 +409,7 @@ func (p *page) diff(ops []op, a, b []string) {
 	var l, r strings.Builder
 	inRow := false
 	shown := 0
-	p.s("<table class=\"df\"><tr><th>kept<th>duplicate\n")
+	p.s("<table class=\"df\"><tr><th>kept<th>" + right + "\n")
 	endRow := func() {
 		if inRow {
 			p.s("<tr><td>")

@@ -158,7 +158,7 @@ func TestPage(t *testing.T) {
 			"report — containment, contains, 0.930 of the smaller text held in the other", "signatures 40 (kept 42)"}, nil},
 		{"diff", page, []string{"<del>Tuesday</del>", "<ins>Wednesday</ins>", "<del>two</del>", "<ins>three</ins>",
 			"<ins>urgent</ins>", "<ins>Subscribe to our newsletter.</ins>", "equal words",
-			"The duplicate was not found in the WARC files read"}, nil},
+			"The duplicate was not found in the WARC files read", "<th>kept<th>duplicate", "<th>kept<th>page kept whole"}, nil},
 		{"no texts", render(t, report, Options{}), []string{"https://news.example.com/rev90"}, []string{"<table", "found in the WARC files"}},
 		{"self-contained", page, []string{"<style>", "<script>"}, []string{"<link", "src=", "@import", "http://", "fetch("}},
 		{"escaping", evilPage, []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&#34;&gt;&lt;script&gt;", "&lt;img src=x onerror=alert(3)&gt;",
