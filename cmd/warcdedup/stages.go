@@ -521,7 +521,11 @@ func runReduceCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		if !ok {
 			return fail("line %d: no key<TAB>value", n)
 		}
-		if key <= prev {
+		if key == prev {
+			// A record's key names it once.
+			return fail("line %d: key %s twice: a file's facts were given twice (a map task's output taken twice, or two inputs of one path)", n, key)
+		}
+		if key < prev {
 			return fail("line %d: key %s after %s: the facts are not sorted by key (LC_ALL=C sort)", n, key, prev)
 		}
 		prev = key

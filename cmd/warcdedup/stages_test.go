@@ -1197,6 +1197,10 @@ func TestStepErrors(t *testing.T) {
 	if code, _, stderr := step(t, []byte(facts), "reduce", "-q"); code != exitFailure || !strings.Contains(stderr, "not sorted") {
 		t.Errorf("unsorted facts: exit %d, %q", code, stderr)
 	}
+	// The facts twice, sorted: refused as given twice, not as unsorted.
+	if code, _, stderr := step(t, []byte(sortLines(append(slices.Clone(lines), lines...))), "reduce", "-q"); code != exitFailure || !strings.Contains(stderr, "given twice") {
+		t.Errorf("facts twice: exit %d, %q", code, stderr)
+	}
 	if code, _, stderr := step(t, []byte(sorted), "reduce", "-q", "--tau-same", "0.9"); code != exitUsage || !strings.Contains(stderr, "other settings") {
 		t.Errorf("other settings: exit %d, %q", code, stderr)
 	}
