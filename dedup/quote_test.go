@@ -15,17 +15,53 @@ func paragraphsOf(page string) string {
 	return body
 }
 
+// quotePage is a commentary page: own, then the wire story's paragraphs.
+func quotePage(own, wire string) string {
+	return "<!doctype html><html><head><title>Comment</title></head><body><article><h1>What the report means</h1>" +
+		paragraphsOf(own) + paragraphsOf(wire) + "</article></body></html>"
+}
+
+// judgeQuote runs the wire story and then the page through one machine
+// and returns the report's first line about the page and whether the page
+// was replaced; it checks that the partitioned rounds replace the page
+// alike.
+func judgeQuote(t *testing.T, wire, page string) (Duplicate, bool) {
+	t.Helper()
+	in := responsesWARC(t, false,
+		response{id: "<urn:uuid:wire>", uri: "http://wire.example/story", body: wire},
+		response{id: "<urn:uuid:page>", uri: "http://paper.example/comment", body: page})
+	var out, rep bytes.Buffer
+	opts := DefaultOptions()
+	opts.Report = &rep
+	d := New(opts)
+	if err := d.Run(bytes.NewReader(in), "in.warc", &out, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var dup Duplicate
+	line, _, _ := strings.Cut(rep.String(), "\n")
+	if err := json.Unmarshal([]byte(line), &dup); err != nil {
+		t.Fatalf("report %q: %v", rep.String(), err)
+	}
+	replaced := d.Stats.NearRevisits == 1
+	facts := mapWARC(t, in, &opts)
+	decided, _ := runRounds(t, opts, facts)
+	_, decs := roundPairs(t, facts, decided)
+	if got := decs["<urn:uuid:page>"].act == actNear; got != replaced {
+		t.Errorf("the rounds replace the page: %v, one machine: %v", got, replaced)
+	}
+	return dup, replaced
+}
+
 // TestQuotedWireStory: a page of another site that quotes a kept wire
 // story whole around more text of its own (an article, a commentary) holds
 // the story: a containment, kept whole and reported, with the default
 // settings and the partitioned rounds alike. A copy that only adds a local
-// introduction is a near revisit of the story, as before.
+// introduction is a near revisit of the story.
 func TestQuotedWireStory(t *testing.T) {
 	wire := story(41, 24, 0)
-	quoting := func(ownSentences int) string {
-		return "<!doctype html><html><head><title>Comment</title></head><body><article><h1>What the report means</h1>" +
-			paragraphsOf(story(42, ownSentences, 0)) + paragraphsOf(wire) + "</article></body></html>"
-	}
 	for _, c := range []struct {
 		name     string
 		own      int
@@ -35,37 +71,12 @@ func TestQuotedWireStory(t *testing.T) {
 		{"the story with a local introduction", 4, "duplicate"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := responsesWARC(t, false,
-				response{id: "<urn:uuid:wire>", uri: "http://wire.example/story", body: wire},
-				response{id: "<urn:uuid:page>", uri: "http://paper.example/comment", body: quoting(c.own)})
-			var out, rep bytes.Buffer
-			opts := DefaultOptions()
-			opts.Report = &rep
-			d := New(opts)
-			if err := d.Run(bytes.NewReader(in), "in.warc", &out, false); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Close(); err != nil {
-				t.Fatal(err)
-			}
-			var dup Duplicate
-			line, _, _ := strings.Cut(rep.String(), "\n")
-			if err := json.Unmarshal([]byte(line), &dup); err != nil {
-				t.Fatalf("report %q: %v", rep.String(), err)
-			}
-			replaced := d.Stats.NearRevisits == 1
+			dup, replaced := judgeQuote(t, wire, quotePage(story(42, c.own, 0), wire))
 			if dup.Kind != c.wantKind || dup.RecordID != "<urn:uuid:page>" || replaced != (c.wantKind == "duplicate") {
-				t.Errorf("report %+v, %d near revisits: want a %s", dup, d.Stats.NearRevisits, c.wantKind)
+				t.Errorf("report %+v, replaced %v: want a %s", dup, replaced, c.wantKind)
 			}
 			if c.wantKind == "containment" && dup.Direction != "contains" {
 				t.Errorf("the page %s the story, want contains", dup.Direction)
-			}
-			// The rounds decide the same.
-			facts := mapWARC(t, in, &opts)
-			decided, _ := runRounds(t, opts, facts)
-			_, decs := roundPairs(t, facts, decided)
-			if got := decs["<urn:uuid:page>"].act == actNear; got != replaced {
-				t.Errorf("the rounds replace the page: %v, one machine: %v", got, replaced)
 			}
 		})
 	}
@@ -88,38 +99,12 @@ func TestQuotedShortStory(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("story %d, %d sentences of its own", c.seed, c.own), func(t *testing.T) {
 			wire := story(c.seed, 3, 0)
-			page := "<!doctype html><html><head><title>Comment</title></head><body><article><h1>What the report means</h1>" +
-				paragraphsOf(story(200+c.seed, c.own, 0)) + paragraphsOf(wire) + "</article></body></html>"
-			in := responsesWARC(t, false,
-				response{id: "<urn:uuid:wire>", uri: "http://wire.example/story", body: wire},
-				response{id: "<urn:uuid:page>", uri: "http://paper.example/comment", body: page})
-			var out, rep bytes.Buffer
-			opts := DefaultOptions()
-			opts.Report = &rep
-			d := New(opts)
-			if err := d.Run(bytes.NewReader(in), "in.warc", &out, false); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Close(); err != nil {
-				t.Fatal(err)
-			}
-			var dup Duplicate
-			line, _, _ := strings.Cut(rep.String(), "\n")
-			if err := json.Unmarshal([]byte(line), &dup); err != nil {
-				t.Fatalf("report %q: %v", rep.String(), err)
-			}
+			dup, replaced := judgeQuote(t, wire, quotePage(story(200+c.seed, c.own, 0), wire))
 			if dup.KeptSignatures >= 20 {
 				t.Fatalf("the story has %d signatures: not a short one", dup.KeptSignatures)
 			}
-			replaced := d.Stats.NearRevisits == 1
 			if dup.Kind != c.wantKind || replaced != (c.wantKind == "duplicate") {
-				t.Errorf("report %+v, %d near revisits: want a %s", dup, d.Stats.NearRevisits, c.wantKind)
-			}
-			facts := mapWARC(t, in, &opts)
-			decided, _ := runRounds(t, opts, facts)
-			_, decs := roundPairs(t, facts, decided)
-			if got := decs["<urn:uuid:page>"].act == actNear; got != replaced {
-				t.Errorf("the rounds replace the page: %v, one machine: %v", got, replaced)
+				t.Errorf("report %+v, replaced %v: want a %s", dup, replaced, c.wantKind)
 			}
 		})
 	}
