@@ -65,15 +65,12 @@ type Extractor struct {
 	// discussion: the page says it is a forum thread or a question's
 	// page (discussion.go).
 	discussion bool
-	// desc is the longest description the page's meta tags give
-	// (metaKind), copied, for a page with no running text (wholeBigrams).
-	desc   []byte
-	fw     map[uint64]int32 // word counts, then the page's function words (pageStops)
-	places map[place]int32  // good blocks opening a container at each place (siblings)
-	fwTop  []fwCount
-	qbuf   []byte
-	qoff   []int32
-	mins   [84]uint64
+	fw         map[uint64]int32 // word counts, then the page's function words (pageStops)
+	places     map[place]int32  // good blocks opening a container at each place (siblings)
+	fwTop      []fwCount
+	qbuf       []byte
+	qoff       []int32
+	mins       [84]uint64
 }
 
 // imgRef is an IMG tag's term and where in the text it occurred.
@@ -342,7 +339,6 @@ func (e *Extractor) tokenizeFrom(z tokenSource, pageURL string) bool {
 	e.blocks = e.blocks[:0]
 	e.bs = blockState{}
 	e.shop, e.ldJSON = false, false
-	e.desc = e.desc[:0]
 	e.discussion = discussionURL(pageURL)
 	return e.tokenLoop(z, pageURL, false)
 }
@@ -425,11 +421,10 @@ func (e *Extractor) tokenLoop(z tokenSource, pageURL string, nested bool) bool {
 					e.ldJSON = skip == "script" && (!e.shop || !e.discussion) && scriptIsJSONLD(z)
 				}
 			case "meta":
-				shop, discussion, desc := metaKind(z)
-				e.shop = e.shop || shop
-				e.discussion = e.discussion || discussion
-				if len(desc) > len(e.desc) {
-					e.desc = append(e.desc[:0], desc...)
+				if !e.shop || !e.discussion {
+					shop, discussion := metaKind(z)
+					e.shop = e.shop || shop
+					e.discussion = e.discussion || discussion
 				}
 			case "img":
 				if e.cfg.Families&(FamSimhash|FamShingles) == 0 {

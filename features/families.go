@@ -26,7 +26,7 @@ func (e *Extractor) features(d *Doc) {
 		case d.Spots.Len() < e.cfg.BigramsBelow && (d.MainText || !e.cfg.MainText):
 			d.Bigrams = e.bigrams()
 		case e.cfg.WholeBigrams && e.cfg.MainText && !d.MainText:
-			d.Bigrams = bottomK(e.wholeBigrams(), wholeBigramsMax)
+			d.Bigrams = bottomK(e.bigrams(), wholeBigramsMax)
 		}
 		if f&FamSpotSigs == 0 {
 			d.Spots = nil
@@ -135,9 +135,7 @@ func bottomK(b Bag, k int) Bag {
 	return b
 }
 
-func (e *Extractor) bigrams() Bag { return bagOfSorted(e.bigramKeys()) }
-
-func (e *Extractor) bigramKeys() []uint64 {
+func (e *Extractor) bigrams() Bag {
 	keys := e.keys[len(e.keys):]
 	ws := e.words
 	for i := 1; i < len(ws); i++ {
@@ -146,49 +144,7 @@ func (e *Extractor) bigramKeys() []uint64 {
 		}
 		keys = append(keys, combine(combine(seedBigram, ws[i-1].hash), ws[i].hash))
 	}
-	return keys
-}
-
-// wholeBigrams is bigrams, for a page with no running text, with the
-// word bigrams of its meta description (descBigrams): a page whose text is
-// in its markup's data (an application shell, its story in a description,
-// JSON-LD or a script), re-captured with another story behind the same
-// visible words, is then not the same page.
-func (e *Extractor) wholeBigrams() Bag { return bagOfSorted(descBigrams(e.bigramKeys(), e.desc)) }
-
-// descMax bounds the bigrams a description adds: a description is a
-// sentence or two, and the page's own bigrams (up to wholeBigramsMax) must
-// still count.
-const descMax = 64
-
-// descBigrams appends the bigrams of the words of a description (letters
-// and digits, lower-cased), in a family of their own (seedDesc).
-func descBigrams(keys []uint64, desc []byte) []uint64 {
-	var prev uint64
-	n, words := 0, 0
-	for i := 0; i < len(desc) && n < descMax; {
-		r, size := utf8.DecodeRune(desc[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			i += size
-			continue
-		}
-		j := i
-		var h uint64 = seedDesc
-		for j < len(desc) {
-			r, size := utf8.DecodeRune(desc[j:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				break
-			}
-			h = combine(h, uint64(unicode.ToLower(r)))
-			j += size
-		}
-		if words > 0 {
-			keys = append(keys, combine(combine(seedDesc, prev), h))
-			n++
-		}
-		prev, words, i = h, words+1, j
-	}
-	return keys
+	return bagOfSorted(keys)
 }
 
 // proseKeys appends the hashes of the content words (non-stopwords) of prose

@@ -86,5 +86,4 @@ const (
 	seedBigram   = 0x4269_6772_616d_7321
 	seedShingle  = 0x5368_696e_676c_6573
 	seedQGram    = 0x5147_7261_6d73_0000
-	seedDesc     = 0x4465_7363_7269_7074 // "Descript"
 )

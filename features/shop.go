@@ -59,10 +59,9 @@ func scriptIsJSONLD(z tokenSource) bool {
 
 // metaKind reads a meta tag: shop says it is Open Graph's og:type of a
 // product, discussion that it names a forum platform as the page's
-// generator (discussionGenerator), desc is its content if it is the page's
-// description (name description, og:description, twitter:description).
-func metaKind(z tokenSource) (shop, discussion bool, desc []byte) {
-	og, product, generator, description := false, false, false, false
+// generator (discussionGenerator).
+func metaKind(z tokenSource) (shop, discussion bool) {
+	og, product, generator := false, false, false
 	var content []byte
 	for more := true; more; {
 		var k, v []byte
@@ -71,17 +70,12 @@ func metaKind(z tokenSource) (shop, discussion bool, desc []byte) {
 		case "property", "name":
 			og = og || bytes.EqualFold(v, []byte("og:type"))
 			generator = generator || bytes.EqualFold(v, []byte("generator"))
-			description = description || bytes.EqualFold(v, []byte("description")) ||
-				bytes.EqualFold(v, []byte("og:description")) || bytes.EqualFold(v, []byte("twitter:description"))
 		case "content":
 			product = len(v) >= 7 && bytes.EqualFold(v[:7], []byte("product"))
 			content = v
 		}
 	}
-	if description {
-		desc = content
-	}
-	return og && product, generator && discussionGenerator(content), desc
+	return og && product, generator && discussionGenerator(content)
 }
 
 // shopButtons are the texts of a shop's buttons (lower case).
