@@ -691,3 +691,42 @@ func TestCommonListCrossedByReplacedPages(t *testing.T) {
 			x.IsFrame("a", 7), x.IsFrame("b", 7), commonPostings+5)
 	}
 }
+
+// TestOwnBigrams: a re-capture compared by word bigrams (a page with no
+// running text, a short one) is replaced only while fewer than seven times
+// OwnText of its bigrams (a paragraph of words) are not in the kept page:
+// a table with a page of rows changed is kept, one with a few is replaced.
+func TestOwnBigrams(t *testing.T) {
+	page := func(n, own int) *Page {
+		ks := make([]uint64, 0, n+own)
+		for i := range n {
+			ks = append(ks, uint64(1000+i))
+		}
+		for i := range own {
+			ks = append(ks, uint64(900_000+i))
+		}
+		return &Page{Site: "shop.example", URL: URLKey("http://shop.example/prices"), Bigrams: bagOf(ks...), Whole: true}
+	}
+	for _, tc := range []struct {
+		name    string
+		n, own  int
+		replace bool
+	}{
+		{"a few rows changed", 2000, 139, true},
+		{"a page of rows changed", 2000, 140, false},
+		{"a short page's re-capture", 40, 8, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, found := matchKept(t, DefaultConfig(), page(tc.n, 0), page(tc.n, tc.own))
+			if !found {
+				t.Fatal("not found")
+			}
+			if m.Replace() != tc.replace || m.Own != tc.own {
+				t.Errorf("replace %v, own %d (%+v); want %v, %d", m.Replace(), m.Own, m, tc.replace, tc.own)
+			}
+			if !tc.replace && !strings.HasPrefix(m.Reason, "own-text: ") {
+				t.Errorf("reason %q", m.Reason)
+			}
+		})
+	}
+}

@@ -853,7 +853,7 @@ func decisionFlags(fl *flag.FlagSet, o *dedup.Options) func(stderr io.Writer) in
 	fl.Float64Var(&o.CrossBigramsTau, "tau-bigrams-cross", o.CrossBigramsTau, "the same for a kept page of another site, when most of the smaller page's bigrams are in the other's (its main text took some of its frame)")
 	fl.IntVar(&o.MinEvidence, "min-evidence", o.MinEvidence, "a near duplicate of another site's page replaces it only if they share this many content signatures; with fewer it is kept and annotated (0: no minimum)")
 	fl.Float64Var(&o.OtherURLTau, "tau-other-url", o.OtherURLTau, "a near duplicate of a page of the same site at another URL replaces it only at this similarity or more; under it the page is kept and reported")
-	fl.IntVar(&o.OwnText, "own-text", o.OwnText, "a near duplicate of a page of the same site replaces it only if fewer than this many of the page's content signatures (about a paragraph), or under 1/32 of them up to twice this many, are not in the kept page; with more the page is kept and reported; across sites, a pair whose two pages each hold this many and a sixth of their own, one of them over half, is kept (0: no limit)")
+	fl.IntVar(&o.OwnText, "own-text", o.OwnText, "a near duplicate of a page of the same site replaces it only if fewer than this many of the page's content signatures (about a paragraph), or under 1/32 of them up to twice this many, are not in the kept page (compared by word bigrams: seven times this many bigrams); with more the page is kept and reported; across sites, a pair whose two pages each hold this many and a sixth of their own, one of them over half, is kept (0: no limit)")
 	return func(stderr io.Writer) int {
 		if m, ok := dedup.ParseNearMode(*near); ok {
 			o.Near = m
