@@ -691,3 +691,50 @@ func TestApplyRefusesExistingFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyTwoFileLines: a key holds one file's line; a second (a line
+// moved from another key) is refused, not taken in the first one's place
+// or left for it: a file with no decisions whose line moved would go
+// unwritten without a word.
+func TestApplyTwoFileLines(t *testing.T) {
+	ins := stageFiles(t)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(decisionsFor(t, ins)), "\n"), "\n")
+	perKey := map[string]int{}
+	for _, l := range lines {
+		k, _, _ := strings.Cut(l, "\t")
+		perKey[k]++
+	}
+	// A file with no decisions (its line alone under its key), and
+	// another file's line to put it before.
+	alone, other := -1, -1
+	for i, l := range lines {
+		k, v, _ := strings.Cut(l, "\t")
+		if !strings.HasPrefix(v, string(rune(dedup.ValFile))) {
+			continue
+		}
+		if perKey[k] == 1 && alone < 0 {
+			alone = i
+		} else if other < 0 {
+			other = i
+		}
+	}
+	if alone < 0 || other < 0 {
+		t.Fatalf("no file without decisions (%d) or no other file (%d)", alone, other)
+	}
+	k2, _, _ := strings.Cut(lines[other], "\t")
+	_, v1, _ := strings.Cut(lines[alone], "\t")
+	var moved []string
+	for i, l := range lines {
+		if i == other {
+			moved = append(moved, k2+"\t"+v1)
+		}
+		if i != alone {
+			moved = append(moved, l)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := step(t, []byte(strings.Join(moved, "")), "apply", "-q", out+"/")
+	if code != exitFailure || !strings.Contains(stderr, "a second file's line") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}

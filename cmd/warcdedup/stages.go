@@ -830,8 +830,14 @@ func runApplyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		}
 		switch val[0] {
 		case dedup.ValFile:
+			first := name
 			if records, name, _, err = dedup.ParseFileLine(append([]byte{val[0]}, b...)); err != nil {
 				return fail("line %d: %v", n, err)
+			}
+			if first != "" {
+				// One key, one file: a second file's line would take the
+				// place of the first, which would go unwritten unsaid.
+				return fail("line %d: a second file's line (%s) under the key of %s: the decisions are not the ones reduce wrote", n, name, first)
 			}
 		case dedup.ValRepeat:
 			off, c, err := dedup.ParseRepeat(append([]byte{val[0]}, b...))
