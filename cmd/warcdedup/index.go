@@ -250,6 +250,10 @@ func runIndexCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
+	if err := ix.CheckSizes(); err != nil {
+		fmt.Fprintf(stderr, "warcdedup: %v: a run with this index refuses it; make the index again from the crawls it was built from\n", err)
+		return exitFailure
+	}
 	return exitOK
 }
 

@@ -253,6 +253,16 @@ func TestIndexDirLeftAlone(t *testing.T) {
 			// to the index removes, and files of someone else's.
 			write(t, dir, map[string]string{"seg-000002.wdx.tmp": "killed\n", "x.tmp": "draft\n", "seg-notes.txt": "notes\n"})
 		}, []string{"index", "DIR"}, exitOK, "", false},
+		{"index-damaged", func(t *testing.T, dir string) {
+			if code, msg := runCLI(t, "-q", "--index", dir, samplePath, filepath.Join(t.TempDir(), "out.warc.gz")); code != exitOK {
+				t.Fatalf("making the index: exit %d: %s", code, msg)
+			}
+			seg := filepath.Join(dir, "seg-000001.wdx")
+			b := mustRead(t, seg)
+			if err := os.WriteFile(seg, b[:len(b)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"index", "DIR"}, exitFailure, "the MANIFEST says", false},
 		{"run-on-index", func(t *testing.T, dir string) {
 			if code, msg := runCLI(t, "-q", "--index", dir, samplePath, filepath.Join(t.TempDir(), "out.warc.gz")); code != exitOK {
 				t.Fatalf("making the index: exit %d: %s", code, msg)
