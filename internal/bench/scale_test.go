@@ -25,6 +25,9 @@ func genScaled(t *testing.T, seed uint64) (string, *Summary) {
 // readable, labeled as the construction promises, most records unique and
 // most carrying synthetic stories.
 func TestGenerateScaled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two scaled sets: not under -short")
+	}
 	needCorpus(t)
 	a, sum := genScaled(t, 7)
 	b, _ := genScaled(t, 7)
