@@ -9,43 +9,6 @@ import (
 	"github.com/warcdedup/warcdedup/internal/testfs"
 )
 
-// framed checks that b, a decompressed WARC stream, is records and nothing
-// else (but blank lines the file starts with, and between records if blank),
-// each block followed by CR LF CR LF, exactly unless blank, and returns how
-// many there are.
-func framed(t *testing.T, name string, b []byte, blank bool) int {
-	t.Helper()
-	n := 0
-	for p := len(b) - len(bytes.TrimLeft(b, "\r\n")); p < len(b); n++ {
-		if !bytes.HasPrefix(b[p:], []byte("WARC/1.")) {
-			t.Fatalf("%s: record %d at %d: %q, not a record's first line", name, n, p, b[p:min(len(b), p+16)])
-		}
-		end := bytes.Index(b[p:], []byte("\r\n\r\n"))
-		if end < 0 {
-			t.Fatalf("%s: record %d at %d: no end of header", name, n, p)
-		}
-		head := b[p : p+end+2]
-		i := bytes.Index(head, []byte("\r\nContent-Length: "))
-		if i < 0 {
-			t.Fatalf("%s: record %d at %d: no Content-Length", name, n, p)
-		}
-		v := head[i+len("\r\nContent-Length: "):]
-		cl, err := strconv.Atoi(string(v[:bytes.IndexByte(v, '\r')]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p += end + 4 + cl
-		if !bytes.HasPrefix(b[p:], []byte("\r\n\r\n")) {
-			t.Fatalf("%s: record %d: its block is followed by %q, not CR LF CR LF", name, n, b[p:min(len(b), p+8)])
-		}
-		p += 4
-		if blank {
-			p = len(b) - len(bytes.TrimLeft(b[p:], "\r\n"))
-		}
-	}
-	return n
-}
-
 // members writes each part as a gzip member of its own.
 func members(t *testing.T, parts ...[]byte) []byte {
 	t.Helper()
@@ -126,7 +89,7 @@ func TestTrailerInNextMember(t *testing.T) {
 					for i, out := range outs {
 						in := testfs.Plain(t, tc.files[i])
 						got := testfs.Plain(t, out)
-						n, m := framed(t, "output", got, annotate), bytes.Count(in, []byte("\r\nWARC-Type: "))
+						n, m := testfs.Framed(t, "output", got, annotate), bytes.Count(in, []byte("\r\nWARC-Type: "))
 						if annotate && i == len(outs)-1 {
 							m++
 						}

@@ -3,7 +3,6 @@ package warcio
 import (
 	"bytes"
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/warcdedup/warcdedup/internal/testfs"
@@ -43,40 +42,6 @@ func TestCopyRawNoBytes(t *testing.T) {
 			}
 		}
 	}
-}
-
-// framedRecords checks that b, a decompressed WARC stream, is records and
-// nothing else (but blank lines the file starts with), each block followed
-// by exactly CR LF CR LF, and returns how many there are. It parses only
-// what the test's records hold.
-func framedRecords(t *testing.T, b []byte) int {
-	t.Helper()
-	n := 0
-	for p := len(b) - len(bytes.TrimLeft(b, "\r\n")); p < len(b); n++ {
-		if !bytes.HasPrefix(b[p:], []byte("WARC/1.1\r\n")) {
-			t.Fatalf("record %d at %d: %q, not a record's first line", n, p, b[p:min(len(b), p+16)])
-		}
-		end := bytes.Index(b[p:], []byte("\r\n\r\n"))
-		if end < 0 {
-			t.Fatalf("record %d at %d: no end of header", n, p)
-		}
-		head := b[p : p+end+2]
-		i := bytes.Index(head, []byte("\r\nContent-Length: "))
-		if i < 0 {
-			t.Fatalf("record %d at %d: no Content-Length", n, p)
-		}
-		v := head[i+len("\r\nContent-Length: "):]
-		cl, err := strconv.Atoi(string(v[:bytes.IndexByte(v, '\r')]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p += end + 4 + cl
-		if !bytes.HasPrefix(b[p:], []byte("\r\n\r\n")) {
-			t.Fatalf("record %d: its block is followed by %q, not CR LF CR LF", n, b[p:min(len(b), p+8)])
-		}
-		p += 4
-	}
-	return n
 }
 
 // TestReplaceRecordLead: where a writer put a record's closing CR LF CR LF
@@ -167,8 +132,8 @@ func TestReplaceRecordLead(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s (gzip %v): the output's stream is not the input's with the record replaced:\n%q\nwant\n%q", tc.name, gz, got, want)
 			}
-			if n, m := framedRecords(t, got), len(withoutPadding(recs)); n != m {
-				t.Errorf("%s (gzip %v): %d records, the input has %d", tc.name, gz, n, m)
+			if n, m := testfs.Framed(t, "output", got, false), len(withoutPadding(recs)); n != m || bytes.Count(got, []byte("WARC/1.1\r\n")) != m {
+				t.Errorf("%s (gzip %v): %d records (%d WARC/1.1 lines), the input has %d", tc.name, gz, n, bytes.Count(got, []byte("WARC/1.1\r\n")), m)
 			}
 			if gz && !tc.plain {
 				// The records passed through are their members as stored.

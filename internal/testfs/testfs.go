@@ -1,7 +1,8 @@
 // Package testfs holds file helpers for tests: a directory's contents as a
 // map, so that a test can check that a command left a directory as it
 // found it (no file removed, changed or added), and a file's content as a
-// reader sees it (Plain: gzip members decompressed).
+// reader sees it (Plain: gzip members decompressed), and the check that
+// such content is WARC records and nothing else (Framed).
 package testfs
 
 import (
